@@ -1,0 +1,109 @@
+// The cluster: devices, directed links, ranks, routes.
+//
+// A Topology is an immutable graph of devices (GPUs, NVSwitch fabrics, PCIe switches, CPUs, NICs,
+// network switches) joined by directed links; a physical full-duplex cable is two links, one per
+// direction, each with its own bandwidth. Ranks map to GPUs (node-major by default). Other
+// modules refer to everything by id (DeviceId, LinkId, Rank); the Boost.Graph representation
+// stays inside this module.
+//
+//   Topology topo = load_topology("configs/dgx-h100.yaml");     // or a preset name
+//   Route r = topo.route(topo.gpu_of(0), topo.gpu_of(7));        // GPU -> NVSwitch -> GPU
+//   for (LinkId l : r.links) std::cout << topo.link(l).bandwidth.gbyte_per_second();
+//
+// Routes are deterministic: the same topology gives the same route for the same pair, always.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topology/device.hpp"
+#include "topology/units.hpp"
+
+namespace collsim {
+
+// A route is the ordered list of directed links a transfer crosses.
+struct Route {
+  std::vector<LinkId> links;
+  bool empty() const { return links.empty(); }
+};
+
+// What the network between nodes looks like, for summaries and for routing decisions.
+enum class NetworkKind { kNone, kSingleSwitch, kFatTree, kRailOptimized, kExplicit };
+std::string_view to_string(NetworkKind k);
+
+class TopologyBuilder;
+
+class Topology {
+ public:
+  ~Topology();
+  Topology(Topology&&) noexcept;
+  Topology& operator=(Topology&&) noexcept;
+
+  const std::string& name() const { return name_; }
+  NetworkKind network_kind() const { return network_kind_; }
+
+  // Devices and links, indexed by their ids (dense, from 0).
+  const std::vector<Device>& devices() const { return devices_; }
+  const std::vector<Link>& links() const { return links_; }
+  const Device& device(DeviceId id) const { return devices_.at(id.value); }
+  const Link& link(LinkId id) const { return links_.at(id.value); }
+  // The link in the opposite direction of the same cable.
+  LinkId reverse(LinkId id) const { return links_.at(id.value).reverse; }
+  std::vector<LinkId> out_links(DeviceId d) const;
+  std::vector<LinkId> in_links(DeviceId d) const;
+
+  // Nodes (hosts / trays). Node n's GPUs in local order.
+  int node_count() const { return static_cast<int>(node_gpus_.size()); }
+  const std::vector<DeviceId>& gpus_of_node(int node) const { return node_gpus_.at(node); }
+  // All GPUs in rank order (rank r runs on gpus()[r]).
+  const std::vector<DeviceId>& gpus() const { return rank_gpu_; }
+  int rank_count() const { return static_cast<int>(rank_gpu_.size()); }
+  DeviceId gpu_of(Rank r) const { return rank_gpu_.at(r.value); }
+  int node_of(Rank r) const { return device(gpu_of(r)).node; }
+  int local_rank(Rank r) const { return device(gpu_of(r)).local_index; }
+  // The GPU model of rank 0 (clusters are homogeneous unless the explicit form says otherwise).
+  const GpuModel& gpu_model() const;
+
+  // The NIC this GPU uses to reach the network: its rail NIC when the node has one per GPU,
+  // otherwise the NIC closest to it (sharing its PCIe switch), ties broken by lowest index.
+  // nullopt on a node without NICs.
+  std::optional<DeviceId> nic_of(DeviceId gpu) const;
+
+  // Shortest route between two devices (see route.cpp for the rules: rail-local NICs, no peer
+  // traffic through a PCIe switch with P2P off, spine spreading in fat trees). Throws
+  // ConfigError if `to` is unreachable from `from`. Memoised; thread-compatible, not thread-safe.
+  const Route& route(DeviceId from, DeviceId to) const;
+
+  // Sum of the latencies of a route's links, and its narrowest link's bandwidth.
+  Time route_latency(const Route& r) const;
+  Bandwidth route_bandwidth(const Route& r) const;
+
+  // Bandwidth a GPU can inject into the inter-node network (its share of the NICs it can reach,
+  // limited by the links on the way); zero on a single node without NICs.
+  Bandwidth injection_bandwidth(DeviceId gpu) const;
+  // Maximum flow between the first and second half of the GPUs in rank order (node-major, so for
+  // several nodes this cuts between nodes), per direction.
+  Bandwidth bisection_bandwidth() const;
+
+ private:
+  friend class TopologyBuilder;
+  Topology();
+
+  struct Graph;  // Boost.Graph adjacency list, private to topology/
+  struct RouteCache;
+
+  std::string name_;
+  NetworkKind network_kind_ = NetworkKind::kNone;
+  std::vector<Device> devices_;
+  std::vector<Link> links_;
+  std::vector<GpuModel> models_;  // indexed by Device::model
+  std::vector<std::vector<DeviceId>> node_gpus_;
+  std::vector<DeviceId> rank_gpu_;
+  std::vector<std::optional<DeviceId>> gpu_nic_;  // indexed by device id (GPUs only)
+  std::unique_ptr<Graph> graph_;
+  std::unique_ptr<RouteCache> routes_;
+};
+
+}  // namespace collsim
