@@ -58,4 +58,8 @@ bool is_network(LinkKind k) {
   return k == LinkKind::kIb || k == LinkKind::kRoce || k == LinkKind::kEthernet;
 }
 
+bool is_nvlink_class(LinkKind k) {
+  return k == LinkKind::kNvLink || k == LinkKind::kNvSwitch || k == LinkKind::kC2c;
+}
+
 }  // namespace collsim

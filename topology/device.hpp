@@ -37,6 +37,8 @@ bool parse_device_kind(std::string_view s, DeviceKind& out);
 bool parse_link_kind(std::string_view s, LinkKind& out);
 // True for the kinds that cross the inter-node network.
 bool is_network(LinkKind k);
+// NVLink, NVSwitch and C2C: the links routing prefers inside a node or NVLink domain.
+bool is_nvlink_class(LinkKind k);
 
 // What collsim knows about a GPU model: its architecture and native links. Values come from the
 // model catalogue in gpu_models.cpp, each with its datasheet citation.

@@ -90,6 +90,11 @@ class Topology {
  private:
   friend class TopologyBuilder;
   Topology();
+  void assign_nics();  // fills gpu_nic_ (see nic_of)
+  std::vector<int> node_local_hops(DeviceId from) const;  // BFS over non-network links
+  Route find_route(DeviceId from, DeviceId to) const;      // uncached; route.cpp
+  Route intra_route(DeviceId from, DeviceId to) const;
+  Route network_route(DeviceId from_nic, DeviceId to_nic) const;
 
   struct Graph;  // Boost.Graph adjacency list, private to topology/
   struct RouteCache;
@@ -102,6 +107,7 @@ class Topology {
   std::vector<std::vector<DeviceId>> node_gpus_;
   std::vector<DeviceId> rank_gpu_;
   std::vector<std::optional<DeviceId>> gpu_nic_;  // indexed by device id (GPUs only)
+  std::vector<int> nic_index_;  // indexed by device id: position among all NICs (-1 otherwise)
   std::unique_ptr<Graph> graph_;
   std::unique_ptr<RouteCache> routes_;
 };

@@ -1,0 +1,15 @@
+// The collsim subcommands. Each registers itself on the CLI11 app and runs when selected; a
+// command's run function throws collsim::Error for user mistakes and never calls exit.
+//
+//   CLI::App app{"collsim"};
+//   register_topo(app);                 // adds `collsim topo CONFIG [--dot FILE]`
+//   app.parse(argc, argv);              // then main runs the chosen command's callback
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace collsim {
+
+void register_topo(CLI::App& app);
+
+}  // namespace collsim

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages collsim builds with, when missing (a no-op when all are present).
+# Called by `make demo` and `make test`; safe to run by hand. Needs root (or sudo) only when
+# something is missing.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  libboost-graph-dev      # the cluster graph, max-flow for bisection bandwidth
+  libeigen3-dev           # least-squares fitting (calibration)
+  libyaml-cpp-dev         # cluster descriptions
+  libgtest-dev libgmock-dev
+  libbenchmark-dev        # bench/
+  libcli11-dev            # command line
+  libfmt-dev              # formatting
+  nlohmann-json3-dev      # JSON output and traces
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "collsim: installing missing packages: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

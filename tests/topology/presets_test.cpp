@@ -1,0 +1,92 @@
+// Every preset in configs/ loads, and its device and cable counts are what the hardware has.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "topology/loader.hpp"
+#include "topology/summary.hpp"
+
+namespace collsim {
+namespace {
+
+struct Expected {
+  std::string preset;
+  int nodes, gpus, nics;
+  std::map<LinkKind, int> cables;
+  double injection_gbps;  // per GPU, GB/s
+  double bisection_gbps;  // GB/s per direction
+};
+
+int cables_of(const TopologySummary& s, LinkKind k) {
+  int n = 0;
+  for (const auto& g : s.links) n += g.kind == k ? g.cables : 0;
+  return n;
+}
+
+// Cable counts derived from each preset's structure (PCIe: one cable per GPU, NIC and switch
+// uplink; rail-optimized: one per NIC plus leaves x spines).
+const std::vector<Expected> kPresets = {
+    // 8 GPU->NVSwitch; PCIe 8 GPU + 8 NIC + 4 uplinks; 8 rail leaves x 4 spines + 8 NIC cables.
+    {"dgx-h100", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kSmp, 1},
+                           {LinkKind::kIb, 40}}, 50, 4 * 450},
+    {"dgx-a100", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kIb, 40}},
+     25, 4 * 300},
+    {"h100-2node-ib", 2, 16, 16, {{LinkKind::kNvSwitch, 16}, {LinkKind::kIb, 16 + 32}}, 50,
+     8 * 50},
+    {"h100-16node-ib", 16, 128, 128, {{LinkKind::kNvSwitch, 128}, {LinkKind::kIb, 128 + 32}}, 50,
+     64 * 50},
+    {"superpod-h100", 32, 256, 256, {{LinkKind::kIb, 256 + 32}}, 50, 128 * 50},
+    // Mesh: 6 GPU pairs at 150 GB/s; bisection crosses 4 pairs.
+    {"h100-nvlink-4", 1, 4, 0, {{LinkKind::kNvLink, 6}, {LinkKind::kPcie, 6}}, 0, 4 * 150},
+    {"h100-4gpu-2node-ndr200", 2, 8, 8, {{LinkKind::kNvLink, 12}, {LinkKind::kIb, 8}}, 25,
+     4 * 25},
+    {"a100-2node-roce", 2, 16, 32, {{LinkKind::kNvSwitch, 16}, {LinkKind::kRoce, 32}}, 12.5,
+     16 * 12.5},
+    // Two GPUs and one uplink on a P2P-less switch: everything funnels through the uplink.
+    {"pcie-2gpu", 1, 2, 0, {{LinkKind::kPcie, 3}}, 0, 15.75},
+    // 72 GPUs on one NVLink domain: 36 GPUs x 900 GB/s cross the middle.
+    {"gb200-nvl72", 18, 72, 72, {{LinkKind::kNvSwitch, 72}, {LinkKind::kC2c, 72},
+                                 {LinkKind::kPcie, 72}, {LinkKind::kIb, 72 + 16}}, 50, 36 * 900},
+};
+
+class Presets : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(Presets, LoadsWithTheHardwareCounts) {
+  const Expected& e = GetParam();
+  const Topology t = load_topology(e.preset);
+  const TopologySummary s = summarize(t);
+  EXPECT_EQ(s.nodes, e.nodes);
+  EXPECT_EQ(s.gpus, e.gpus);
+  EXPECT_EQ(s.devices.count(DeviceKind::kNic) ? s.devices.at(DeviceKind::kNic) : 0, e.nics);
+  for (const auto& [kind, count] : e.cables) {
+    EXPECT_EQ(cables_of(s, kind), count) << to_string(kind);
+  }
+  EXPECT_DOUBLE_EQ(s.injection_min.gbyte_per_second(), e.injection_gbps);
+  EXPECT_DOUBLE_EQ(s.injection_max.gbyte_per_second(), e.injection_gbps);
+  EXPECT_NEAR(s.bisection.gbyte_per_second(), e.bisection_gbps, 1e-6 * e.bisection_gbps);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Presets, ::testing::ValuesIn(kPresets), [](const auto& param_info) {
+  std::string name = param_info.param.preset;
+  for (char& c : name) c = (c == '-') ? '_' : c;
+  return name;
+});
+
+TEST(Presets, EveryPresetFileIsCovered) {
+  std::vector<std::string> tested;
+  for (const auto& e : kPresets) tested.push_back(e.preset);
+  std::sort(tested.begin(), tested.end());
+  EXPECT_EQ(preset_names(), tested);
+}
+
+TEST(Presets, NodesOverrideGrowsTheFabric) {
+  const Topology t = load_topology("dgx-h100", LoadOptions{64});
+  EXPECT_EQ(t.node_count(), 64);
+  EXPECT_EQ(t.rank_count(), 512);
+  // Two scalable units of 32 nodes; the halves are SU 0 and SU 1. Non-blocking uplinks carry
+  // everything SU 0's 256 NICs inject: 256 x 50 GB/s.
+  EXPECT_DOUBLE_EQ(t.bisection_bandwidth().gbyte_per_second(), 256 * 50.0);
+}
+
+}  // namespace
+}  // namespace collsim

@@ -1,0 +1,340 @@
+// The templated config form: one node description repeated `nodes` times, plus a network.
+// docs/config.md documents each key; every value is validated here, where its location is known.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "topology/builder.hpp"
+#include "topology/config_forms.hpp"
+#include "topology/error.hpp"
+#include "topology/gpu_models.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr long long kMaxNodes = 1 << 20;
+constexpr long long kMaxPerNode = 4096;
+
+enum class Fabric { kNone, kNvSwitch, kMesh };
+
+struct NodeSpec {
+  GpuModel model;
+  int gpus = 0;
+  Fabric fabric = Fabric::kNone;
+  Bandwidth nvlink_bw;  // nvswitch: per GPU; mesh: per GPU, spread evenly over its peers
+  Time nvlink_lat;
+  int domain_nodes = 1;
+  Bandwidth pcie_bw;
+  Time pcie_lat;
+  int pcie_switches = 0;
+  bool p2p = true;
+  std::vector<int> gpu_switch, nic_switch;  // PCIe switch of each GPU / NIC (-1: on a CPU)
+  int cpus = 1;
+  bool smp = false;
+  Bandwidth smp_bw;
+  Time smp_lat;
+  bool c2c = false;
+  Bandwidth c2c_bw;
+  Time c2c_lat;
+  int nics = 0;
+  Bandwidth nic_bw;
+  Time nic_lat;
+  LinkKind nic_kind = LinkKind::kIb;
+};
+
+struct NetworkSpec {
+  NetworkKind kind = NetworkKind::kNone;
+  Time latency;
+  int nodes_per_leaf = 0;
+  int spines = 0;
+  double oversubscription = 1.0;
+};
+
+// Even block distribution: item i of n goes to bucket floor(i * buckets / n).
+int block_of(int i, int n, int buckets) {
+  return static_cast<int>(static_cast<long long>(i) * buckets / n);
+}
+
+void parse_nvlink(const ConfigNode& c, NodeSpec& s) {
+  c.allow_keys({"fabric", "bandwidth", "latency", "domain_nodes"});
+  const std::string fabric = c.at("fabric").as_choice({"nvswitch", "mesh"}, "NVLink fabric");
+  s.fabric = fabric == "nvswitch" ? Fabric::kNvSwitch : Fabric::kMesh;
+  if (s.model.nvlinks == 0 && !c.has("bandwidth")) {
+    c.fail(fmt::format("{} has no NVLink ports; give nvlink.bandwidth explicitly (bridged parts)",
+                       s.model.name));
+  }
+  s.nvlink_bw = c.has("bandwidth") ? c.at("bandwidth").as_bandwidth()
+                                   : s.model.nvlink_bandwidth * s.model.nvlinks;
+  s.nvlink_lat = c.at("latency").as_time();
+  if (auto d = c.get("domain_nodes")) {
+    if (s.fabric != Fabric::kNvSwitch) d->fail("only an nvswitch fabric can span several nodes");
+    s.domain_nodes = static_cast<int>(d->as_int(1, kMaxNodes));
+  }
+  if (s.fabric == Fabric::kMesh && s.gpus < 2) c.fail("a mesh needs at least 2 GPUs per node");
+}
+
+void parse_pcie(const ConfigNode& c, NodeSpec& s) {
+  c.allow_keys({"bandwidth", "latency", "switches", "p2p", "lanes", "width", "layout"});
+  s.pcie_bw = c.has("bandwidth") ? c.at("bandwidth").as_bandwidth() : s.model.pcie_bandwidth;
+  s.pcie_lat = c.at("latency").as_time();
+  s.pcie_switches = static_cast<int>(c.at("switches").as_int(0, kMaxPerNode));
+  if (auto p = c.get("p2p")) s.p2p = p->as_bool();
+  const int width = c.has("width") ? static_cast<int>(c.at("width").as_int(1, 32)) : 16;
+
+  s.gpu_switch.assign(s.gpus, -1);
+  s.nic_switch.assign(s.nics, -1);
+  if (auto layout = c.get("layout")) {
+    if (layout->size() != static_cast<std::size_t>(s.pcie_switches)) {
+      layout->fail(fmt::format("expected one entry per PCIe switch ({}), got {}", s.pcie_switches,
+                               layout->size()));
+    }
+    for (std::size_t sw = 0; sw < layout->size(); ++sw) {
+      const ConfigNode entry = (*layout)[sw];
+      entry.allow_keys({"gpus", "nics"});
+      auto place = [&](const char* key, const char* what, std::vector<int>& where, int count) {
+        if (auto list = entry.get(key)) {
+          for (std::size_t k = 0; k < list->size(); ++k) {
+            const ConfigNode item = (*list)[k];
+            const auto i = static_cast<int>(item.as_int(0, std::max(0, count - 1)));
+            if (where[i] >= 0) {
+              item.fail(fmt::format("{} {} is already under switch {}", what, i, where[i]));
+            }
+            where[i] = static_cast<int>(sw);
+          }
+        }
+      };
+      place("gpus", "GPU", s.gpu_switch, s.gpus);
+      place("nics", "NIC", s.nic_switch, s.nics);
+    }
+    for (int g = 0; g < s.gpus; ++g) {
+      if (s.gpu_switch[g] < 0 && !s.c2c) layout->fail(fmt::format("GPU {} is under no switch", g));
+    }
+    for (int n = 0; n < s.nics; ++n) {
+      if (s.nic_switch[n] < 0) layout->fail(fmt::format("NIC {} is under no switch", n));
+    }
+  } else if (s.pcie_switches > 0) {
+    for (int g = 0; g < s.gpus; ++g) s.gpu_switch[g] = block_of(g, s.gpus, s.pcie_switches);
+    for (int n = 0; n < s.nics; ++n) s.nic_switch[n] = block_of(n, s.nics, s.pcie_switches);
+  }
+
+  if (auto lanes_node = c.get("lanes")) {
+    const auto lanes = lanes_node->as_int(1, 1 << 16);
+    // Each GPU (unless on C2C) and each NIC takes `width` lanes; a switch's uplink takes `width`.
+    const int buckets = s.pcie_switches > 0 ? s.pcie_switches : s.cpus;
+    std::vector<int> gpus_in(buckets, 0), nics_in(buckets, 0);
+    for (int g = 0; g < s.gpus && !s.c2c; ++g) {
+      ++gpus_in[s.pcie_switches > 0 ? s.gpu_switch[g] : block_of(g, s.gpus, s.cpus)];
+    }
+    for (int n = 0; n < s.nics; ++n) {
+      ++nics_in[s.pcie_switches > 0 ? s.nic_switch[n] : block_of(n, s.nics, s.cpus)];
+    }
+    for (int b = 0; b < buckets; ++b) {
+      const int uplink = s.pcie_switches > 0 ? 1 : 0;
+      const long long need = static_cast<long long>(gpus_in[b] + nics_in[b] + uplink) * width;
+      if (need > lanes) {
+        lanes_node->fail(fmt::format(
+            "{} {} would carry {} GPUs and {} NICs at x{}{} = {} lanes, more than its {}",
+            s.pcie_switches > 0 ? "PCIe switch" : "CPU", b, gpus_in[b], nics_in[b], width,
+            uplink ? " plus its uplink" : "", need, lanes));
+      }
+    }
+  }
+}
+
+void parse_nics(const ConfigNode& c, NodeSpec& s) {
+  c.allow_keys({"count", "bandwidth", "latency", "kind"});
+  s.nics = static_cast<int>(c.at("count").as_int(0, kMaxPerNode));
+  if (s.nics == 0) return;
+  s.nic_bw = c.at("bandwidth").as_bandwidth();
+  s.nic_lat = c.at("latency").as_time();
+  const std::string kind = c.at("kind").as_choice({"ib", "roce", "ethernet"}, "NIC kind");
+  parse_link_kind(kind, s.nic_kind);
+}
+
+NodeSpec parse_node(const ConfigNode& c) {
+  c.allow_keys({"gpu", "gpus", "nvlink", "pcie", "cpus", "smp", "c2c", "nics"});
+  NodeSpec s;
+  const ConfigNode gpu = c.at("gpu");
+  s.model = *find_gpu_model(gpu.as_choice(gpu_model_names(), "GPU model"));
+  s.gpus = static_cast<int>(c.at("gpus").as_int(1, kMaxPerNode));
+  if (auto cpus = c.get("cpus")) s.cpus = static_cast<int>(cpus->as_int(1, 64));
+  // CPUs of one node are chained by their SMP interconnect (UPI, xGMI) when `smp` is given;
+  // without it they are separate (two Grace superchips of a GB200 tray).
+  if (auto smp = c.get("smp")) {
+    if (s.cpus == 1) smp->fail("a node with one CPU has no SMP interconnect");
+    smp->allow_keys({"bandwidth", "latency"});
+    s.smp = true;
+    s.smp_bw = smp->at("bandwidth").as_bandwidth();
+    s.smp_lat = smp->at("latency").as_time();
+  }
+  if (auto c2c = c.get("c2c")) {
+    c2c->allow_keys({"bandwidth", "latency"});
+    s.c2c = true;
+    s.c2c_bw = c2c->at("bandwidth").as_bandwidth();
+    s.c2c_lat = c2c->at("latency").as_time();
+  }
+  if (auto nics = c.get("nics")) parse_nics(*nics, s);
+  if (auto nvlink = c.get("nvlink")) parse_nvlink(*nvlink, s);
+  if (s.nics > 0 || !s.c2c) {
+    parse_pcie(c.at("pcie"), s);
+  } else if (auto pcie = c.get("pcie")) {
+    parse_pcie(*pcie, s);
+  }
+  return s;
+}
+
+NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) {
+  c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription"});
+  NetworkSpec n;
+  const std::string kind = c.at("topology").as_choice(
+      {"single_switch", "fat_tree", "rail_optimized"}, "network topology");
+  n.kind = kind == "single_switch" ? NetworkKind::kSingleSwitch
+           : kind == "fat_tree"    ? NetworkKind::kFatTree
+                                   : NetworkKind::kRailOptimized;
+  if (node.nics == 0) c.fail("the nodes have no NICs to attach (node.nics.count is 0)");
+  if (n.kind == NetworkKind::kSingleSwitch) {
+    // NICs plug into the one switch; the NIC links' latency covers the whole path.
+    for (const char* key : {"latency", "nodes_per_leaf", "spines", "oversubscription"}) {
+      if (auto extra = c.get(key)) extra->fail("only fat_tree and rail_optimized networks have it");
+    }
+    return n;
+  }
+  n.latency = c.at("latency").as_time();  // leaf <-> spine links
+  n.nodes_per_leaf = c.has("nodes_per_leaf")
+                         ? static_cast<int>(c.at("nodes_per_leaf").as_int(1, kMaxNodes))
+                         : nodes;
+  if (auto o = c.get("oversubscription")) n.oversubscription = o->as_number(1, 1024);
+  const int groups = (nodes + n.nodes_per_leaf - 1) / n.nodes_per_leaf;
+  const int leaves = n.kind == NetworkKind::kRailOptimized ? groups * node.nics : groups;
+  if (auto spines = c.get("spines")) {
+    n.spines = static_cast<int>(spines->as_int(1, 1 << 16));
+  } else if (leaves > 1) {
+    c.fail(fmt::format("missing required key \"spines\" ({} leaves need a spine layer)", leaves));
+  }
+  return n;
+}
+
+void build_node(TopologyBuilder& b, int n, const NodeSpec& s, int model,
+                std::vector<DeviceId>& domain_switch, std::vector<DeviceId>& nics) {
+  const std::string prefix = fmt::format("node{}", n);
+  std::vector<DeviceId> gpus, cpus, switches;
+  for (int g = 0; g < s.gpus; ++g) {
+    gpus.push_back(b.add_device(DeviceKind::kGpu, fmt::format("{}/gpu{}", prefix, g), n, model));
+  }
+  for (int c = 0; c < s.cpus; ++c) {
+    cpus.push_back(b.add_device(DeviceKind::kCpu, fmt::format("{}/cpu{}", prefix, c), n));
+  }
+  for (int c = 1; c < s.cpus && s.smp; ++c) {
+    b.add_cable(cpus[c - 1], cpus[c], LinkKind::kSmp, s.smp_bw, s.smp_lat);
+  }
+  for (int w = 0; w < s.pcie_switches; ++w) {
+    switches.push_back(
+        b.add_device(DeviceKind::kPcieSwitch, fmt::format("{}/pcie{}", prefix, w), n, -1, s.p2p));
+    b.add_cable(switches[w], cpus[block_of(w, s.pcie_switches, s.cpus)], LinkKind::kPcie,
+                s.pcie_bw, s.pcie_lat);
+  }
+  auto host_of = [&](int sw, int i, int count) {
+    return sw >= 0 ? switches[sw] : cpus[block_of(i, count, s.cpus)];
+  };
+  for (int g = 0; g < s.gpus; ++g) {
+    if (s.c2c) {
+      b.add_cable(gpus[g], cpus[block_of(g, s.gpus, s.cpus)], LinkKind::kC2c, s.c2c_bw, s.c2c_lat);
+    } else {
+      b.add_cable(gpus[g], host_of(s.gpu_switch[g], g, s.gpus), LinkKind::kPcie, s.pcie_bw,
+                  s.pcie_lat);
+    }
+  }
+  for (int i = 0; i < s.nics; ++i) {
+    nics.push_back(b.add_device(DeviceKind::kNic, fmt::format("{}/nic{}", prefix, i), n));
+    b.add_cable(nics.back(), host_of(s.nic_switch[i], i, s.nics), LinkKind::kPcie, s.pcie_bw,
+                s.pcie_lat);
+  }
+  if (s.fabric == Fabric::kMesh) {
+    const Bandwidth pair = s.nvlink_bw / (s.gpus - 1);
+    for (int a = 0; a < s.gpus; ++a) {
+      for (int c = a + 1; c < s.gpus; ++c) {
+        b.add_cable(gpus[a], gpus[c], LinkKind::kNvLink, pair, s.nvlink_lat);
+      }
+    }
+  } else if (s.fabric == Fabric::kNvSwitch) {
+    const int domain = n / s.domain_nodes;
+    if (domain_switch.size() <= static_cast<std::size_t>(domain)) {
+      const bool shared = s.domain_nodes > 1;
+      domain_switch.push_back(b.add_device(
+          DeviceKind::kNvSwitch,
+          shared ? fmt::format("nvl{}/nvswitch", domain) : fmt::format("{}/nvswitch", prefix),
+          shared ? -1 : n));
+    }
+    for (DeviceId g : gpus) {
+      b.add_cable(g, domain_switch[domain], LinkKind::kNvSwitch, s.nvlink_bw, s.nvlink_lat);
+    }
+  }
+}
+
+void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const NetworkSpec& net,
+                   const std::vector<DeviceId>& nics) {
+  b.set_network_kind(net.kind);
+  auto nic = [&](int node, int i) { return nics[static_cast<std::size_t>(node) * s.nics + i]; };
+  if (net.kind == NetworkKind::kSingleSwitch) {
+    const DeviceId sw = b.add_device(DeviceKind::kSwitch, "switch0", -1);
+    for (DeviceId d : nics) b.add_cable(d, sw, s.nic_kind, s.nic_bw, s.nic_lat);
+    return;
+  }
+  const int per = net.nodes_per_leaf;
+  const int groups = (nodes + per - 1) / per;
+  const bool rails = net.kind == NetworkKind::kRailOptimized;
+  std::vector<DeviceId> leaves;
+  for (int g = 0; g < groups; ++g) {
+    for (int r = 0; r < (rails ? s.nics : 1); ++r) {
+      leaves.push_back(b.add_device(
+          DeviceKind::kSwitch,
+          rails ? fmt::format("su{}/rail{}", g, r) : fmt::format("leaf{}", g), -1));
+    }
+  }
+  for (int n = 0; n < nodes; ++n) {
+    for (int i = 0; i < s.nics; ++i) {
+      const DeviceId leaf = leaves[rails ? (n / per) * s.nics + i : n / per];
+      b.add_cable(nic(n, i), leaf, s.nic_kind, s.nic_bw, s.nic_lat);
+    }
+  }
+  if (net.spines == 0) return;
+  // A full leaf's downlink capacity, divided by the oversubscription, spread over the spines.
+  const int ports_down = rails ? per : per * s.nics;
+  const Bandwidth uplink = s.nic_bw * ports_down / net.oversubscription / net.spines;
+  for (int k = 0; k < net.spines; ++k) {
+    const DeviceId spine = b.add_device(DeviceKind::kSwitch, fmt::format("spine{}", k), -1);
+    for (DeviceId leaf : leaves) b.add_cable(leaf, spine, s.nic_kind, uplink, net.latency);
+  }
+}
+
+}  // namespace
+
+Topology build_templated(const ConfigNode& root, const std::string& default_name,
+                         const LoadOptions& options) {
+  root.allow_keys({"name", "description", "nodes", "node", "network"});
+  const std::string name = root.has("name") ? root.at("name").as_string() : default_name;
+  const int nodes =
+      options.nodes ? *options.nodes : static_cast<int>(root.at("nodes").as_int(1, kMaxNodes));
+  if (nodes < 1 || nodes > kMaxNodes) {
+    throw ConfigError(fmt::format("--nodes: expected 1 to {}, got {}", kMaxNodes, nodes));
+  }
+  const NodeSpec node = parse_node(root.at("node"));
+
+  const bool one_domain = node.fabric == Fabric::kNvSwitch && node.domain_nodes >= nodes;
+  NetworkSpec net;
+  if (auto network = root.get("network")) {
+    net = parse_network(*network, nodes, node);
+  } else if (nodes > 1 && !one_domain) {
+    root.fail(fmt::format("missing required key \"network\" ({} nodes must be connected)", nodes));
+  }
+
+  TopologyBuilder b(name);
+  const int model = b.add_gpu_model(node.model);
+  std::vector<DeviceId> domain_switch, nics;
+  for (int n = 0; n < nodes; ++n) build_node(b, n, node, model, domain_switch, nics);
+  if (net.kind != NetworkKind::kNone) build_network(b, nodes, node, net, nics);
+  return std::move(b).build();
+}
+
+}  // namespace collsim

@@ -1,0 +1,38 @@
+// Loading a cluster description: a YAML file, or a preset name from configs/.
+//
+//   Topology t = load_topology("dgx-h100");                       // configs/dgx-h100.yaml
+//   Topology big = load_topology("h100-16node-ib", {.nodes = 64});  // same fabric, 64 nodes
+//   Topology custom = load_topology("my-cluster.yaml");
+//
+// Two forms are accepted (docs/config.md describes every key):
+//  - templated: `nodes:`, a `node:` template (GPUs, NVLink fabric, PCIe tree, CPUs, NICs) and a
+//    `network:` (single_switch, fat_tree or rail_optimized);
+//  - explicit: `devices:` and `links:` listed one by one, with an optional `ranks:` order.
+// Every mistake is a ConfigError "file:line:col: key.path: what was expected".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+struct LoadOptions {
+  // Overrides a templated config's node count (the fabric grows with it); an error on an
+  // explicit config.
+  std::optional<int> nodes;
+};
+
+// `config` is a path to a YAML file or the name of a preset (a file in the preset directory).
+Topology load_topology(const std::string& config, const LoadOptions& options = {});
+// Parses YAML text; `file` is only used in error messages and as the default cluster name.
+Topology parse_topology(const std::string& text, const std::string& file,
+                        const LoadOptions& options = {});
+
+// Where presets live: $COLLSIM_CONFIG_DIR if set, else the source tree's configs/ (compiled in).
+std::string preset_directory();
+std::vector<std::string> preset_names();
+
+}  // namespace collsim

@@ -1,0 +1,159 @@
+// Routing rules (Topology::route):
+//  1. Inside a node (or an NVLink domain spanning nodes) a transfer takes the shortest path over
+//     NVLink / NVSwitch / C2C links when one exists, otherwise over PCIe and the CPUs' SMP link
+//     (NCCL prefers path type NVL over PCI, src/graph/paths.cc). Only switches and CPUs forward:
+//     a GPU or NIC is never a transit point. A PCIe switch with P2P off does not turn traffic
+//     between two of its downstream devices; the route climbs to the CPU instead (what NCCL's
+//     SHM transport does when P2P is unavailable).
+//  2. Between nodes, a GPU reaches the network through its own NIC (Topology::nic_of: the rail
+//     NIC when the node has one per GPU) and the data enters the destination through the
+//     destination GPU's NIC.
+//  3. Across the network the route is a shortest path; where several next hops are equally short
+//     (leaf -> spine in a fat tree) it takes the (d mod k)-th, d being the destination NIC's index:
+//     destination-mod-k routing, which spreads traffic deterministically over the spines
+//     (Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic for Shift Permutations on Real
+//     Life Fat Trees", 2010).
+// Ties in 1 break on lower total latency, then on lower link id.
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "topology/error.hpp"
+#include "topology/graph.hpp"
+
+namespace collsim {
+
+namespace {
+
+bool forwards(DeviceKind k) {
+  return k == DeviceKind::kNvSwitch || k == DeviceKind::kPcieSwitch || k == DeviceKind::kCpu ||
+         k == DeviceKind::kSwitch;
+}
+
+}  // namespace
+
+Route Topology::intra_route(DeviceId from, DeviceId to) const {
+  // Dijkstra over "arrived through link L" states, cost (hops, latency), so that the P2P turn
+  // rule (which depends on where the route came from) can be applied.
+  auto search = [&](const std::function<bool(LinkKind)>& allowed) -> Route {
+    using Cost = std::tuple<int, std::int64_t, std::int32_t>;  // hops, latency ps, link id
+    const std::size_t nl = links_.size();
+    std::vector<Cost> best(nl, Cost{std::numeric_limits<int>::max(), 0, 0});
+    std::vector<std::int32_t> parent(nl, -1);
+    std::priority_queue<Cost, std::vector<Cost>, std::greater<>> queue;
+    for (LinkId l : graph_->out[from.value]) {
+      const Link& link = links_[l.value];
+      if (!allowed(link.kind)) continue;
+      best[l.value] = Cost{1, link.latency.ps(), l.value};
+      queue.push(best[l.value]);
+    }
+    while (!queue.empty()) {
+      const auto [hops, lat, lid] = queue.top();
+      queue.pop();
+      if (best[lid] != Cost{hops, lat, lid}) continue;
+      const Link& in = links_[lid];
+      if (in.dst == to) {
+        Route r;
+        for (std::int32_t l = lid; l >= 0; l = parent[l]) r.links.push_back(LinkId{l});
+        std::reverse(r.links.begin(), r.links.end());
+        return r;
+      }
+      const Device& here = devices_[in.dst.value];
+      if (!forwards(here.kind)) continue;
+      for (LinkId o : graph_->out[here.id.value]) {
+        const Link& out = links_[o.value];
+        // No U-turns, except at a CPU: bouncing through host memory is how two devices talk
+        // when peer-to-peer is off.
+        if (!allowed(out.kind) || (o == in.reverse && here.kind != DeviceKind::kCpu)) continue;
+        if (here.kind == DeviceKind::kPcieSwitch && !here.p2p &&
+            devices_[in.src.value].kind != DeviceKind::kCpu &&
+            devices_[out.dst.value].kind != DeviceKind::kCpu) {
+          continue;
+        }
+        const Cost c{hops + 1, lat + out.latency.ps(), o.value};
+        if (std::get<0>(c) < std::get<0>(best[o.value]) ||
+            (std::get<0>(c) == std::get<0>(best[o.value]) && c < best[o.value])) {
+          best[o.value] = c;
+          parent[o.value] = lid;
+          queue.push(c);
+        }
+      }
+    }
+    return Route{};
+  };
+  Route r = search([](LinkKind k) { return is_nvlink_class(k); });
+  if (r.empty()) r = search([](LinkKind k) { return !is_network(k); });
+  return r;
+}
+
+Route Topology::network_route(DeviceId from_nic, DeviceId to_nic) const {
+  // Hop distances to the destination over network links, transiting switches only.
+  std::vector<int> dist(devices_.size(), -1);
+  std::deque<DeviceId> queue{to_nic};
+  dist[to_nic.value] = 0;
+  while (!queue.empty()) {
+    const DeviceId d = queue.front();
+    queue.pop_front();
+    for (LinkId l : graph_->in[d.value]) {
+      const Link& link = links_[l.value];
+      if (!is_network(link.kind) || dist[link.src.value] >= 0) continue;
+      dist[link.src.value] = dist[d.value] + 1;
+      if (devices_[link.src.value].kind == DeviceKind::kSwitch) queue.push_back(link.src);
+    }
+  }
+  if (dist[from_nic.value] < 0) return Route{};
+  const int key = nic_index_[to_nic.value];
+  Route r;
+  for (DeviceId cur = from_nic; cur != to_nic;) {
+    std::vector<LinkId> next;
+    for (LinkId l : graph_->out[cur.value]) {
+      const Link& link = links_[l.value];
+      if (!is_network(link.kind) || dist[link.dst.value] != dist[cur.value] - 1) continue;
+      if (link.dst != to_nic && devices_[link.dst.value].kind != DeviceKind::kSwitch) continue;
+      next.push_back(l);
+    }
+    const LinkId pick = next[static_cast<std::size_t>(key) % next.size()];
+    r.links.push_back(pick);
+    cur = links_[pick.value].dst;
+  }
+  return r;
+}
+
+Route Topology::find_route(DeviceId from, DeviceId to) const {
+  if (from == to) return Route{};
+  Route direct = intra_route(from, to);
+  if (!direct.empty()) return direct;
+
+  auto nic_for = [&](DeviceId d) -> std::optional<DeviceId> {
+    if (devices_[d.value].kind == DeviceKind::kNic) return d;
+    if (devices_[d.value].kind == DeviceKind::kGpu) return nic_of(d);
+    return std::nullopt;
+  };
+  const auto src_nic = nic_for(from);
+  const auto dst_nic = nic_for(to);
+  auto fail = [&](std::string_view why) -> Route {
+    throw ConfigError(fmt::format("no route from {} to {}: {}", devices_[from.value].name,
+                                  devices_[to.value].name, why));
+  };
+  if (!src_nic) return fail(fmt::format("{} reaches no NIC", devices_[from.value].name));
+  if (!dst_nic) return fail(fmt::format("{} reaches no NIC", devices_[to.value].name));
+
+  Route r;
+  auto append = [&](const Route& part, std::string_view what) {
+    if (part.empty()) fail(what);
+    r.links.insert(r.links.end(), part.links.begin(), part.links.end());
+  };
+  if (from != *src_nic) append(intra_route(from, *src_nic), "its NIC is unreachable");
+  if (*src_nic != *dst_nic) {
+    append(network_route(*src_nic, *dst_nic), "the network does not connect their NICs");
+  }
+  if (*dst_nic != to) append(intra_route(*dst_nic, to), "the destination NIC cannot reach it");
+  return r;
+}
+
+}  // namespace collsim
