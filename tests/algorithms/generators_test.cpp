@@ -1,0 +1,125 @@
+// Generator properties that do not need data: random access equals the sequential form,
+// channel counts, topology-aware structure.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "algorithms/registry.hpp"
+#include "algorithms/schedule_builder.hpp"
+
+namespace collsim {
+namespace {
+
+// For every (algorithm, collective): op(i) equals the cursor's i-th op and the materialized copy.
+TEST(Generators, RandomAccessMatchesMaterializedForm) {
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (Collective c : a.collectives) {
+      for (int p : {1, 5, 6}) {
+        Request r;
+        r.algorithm = a.name;
+        r.collective = c;
+        r.count = 1000;
+        r.channels = 3;
+        r.chunk_bytes = 256;
+        r.comm = p == 6 ? Communicator::grid(3, 2) : Communicator::flat(p);
+        r.root = p - 1;
+        const Schedule s = plan(r);
+        const Schedule m = materialize(s);
+        for (int k = 0; k < s.rank_count(); ++k) {
+          EXPECT_EQ(s.dependencies(k), m.dependencies(k));
+          for (int ch = 0; ch < s.channel_count(); ++ch) {
+            ASSERT_EQ(s.op_count(k, ch), m.op_count(k, ch)) << a.name << " " << to_string(c);
+            for (std::uint64_t i = 0; i < s.op_count(k, ch); ++i) {
+              ASSERT_EQ(s.op(k, ch, i), m.op(k, ch, i))
+                  << a.name << " " << to_string(c) << " rank " << k << " ch " << ch << " op " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Ring channels use different ring orders (odd channels reversed, rotations per node).
+TEST(Generators, RingChannelsUseDifferentOrders) {
+  Request r;
+  r.count = 1 << 16;
+  r.channels = 2;
+  r.comm = Communicator::grid(2, 4);
+  const Schedule s = plan(r);
+  EXPECT_EQ(s.op(0, 0, 0).send_peer, 1);
+  // Channel 1: each node rotated to start at local 1, then reversed: 4 7 6 5 0 3 2 1.
+  EXPECT_EQ(s.op(0, 1, 0).send_peer, 3);
+  EXPECT_EQ(s.op(4, 1, 0).send_peer, 7);
+}
+
+// dbtree: every rank's links across the two trees; heads of inner nodes have up to 3 children,
+// and a node interior in tree 0 is a leaf in tree 1 (8 nodes, mirror).
+TEST(Generators, DoubleTreeSplitsInteriorNodes) {
+  Request r;
+  r.algorithm = "dbtree";
+  r.count = 4096;
+  r.comm = Communicator::grid(8, 4);
+  const Schedule s = plan(r);
+  ASSERT_EQ(s.channel_count(), 4);  // tree 0 reduce, tree 0 bcast, tree 1 reduce, tree 1 bcast
+  auto reduce_children = [&](int rank, int ir) {
+    std::set<int> kids;
+    for (OpCursor c = s.cursor(rank, ir); !c.done(); c.next()) {
+      if (receives(c.op().kind)) kids.insert(c.op().recv_peer);
+    }
+    return kids;
+  };
+  // Node 4's head (rank 16) in tree 0: children rank 17 (chain), heads of nodes 2 and 6.
+  EXPECT_EQ(reduce_children(16, 0), (std::set<int>{8, 17, 24}));
+  // In tree 1 node 4 is a leaf: only its chain child.
+  EXPECT_EQ(reduce_children(16, 2), (std::set<int>{17}));
+  // The last rank of a node's chain is a leaf in both trees.
+  EXPECT_TRUE(reduce_children(31, 0).empty());
+}
+
+// A communicator with uneven nodes and a subset of a cluster's GPUs.
+TEST(Generators, DoubleTreeOnUnevenNodes) {
+  Request r;
+  r.algorithm = "dbtree";
+  r.count = 999;
+  r.channels = 2;
+  r.comm = Communicator({0, 0, 0, 5, 9, 9}, {0, 1, 3, 40, 72, 73});
+  const Schedule s = plan(r);
+  EXPECT_EQ(s.rank_count(), 6);
+  EXPECT_EQ(s.channel_count(), 8);
+}
+
+// One node: dbtree degenerates to a chain 0 -> 1 -> 2 -> 3 (both trees).
+TEST(Generators, DoubleTreeOnOneNodeIsAChain) {
+  Request r;
+  r.algorithm = "dbtree";
+  r.count = 64;
+  r.comm = Communicator::flat(4);
+  const Schedule s = plan(r);
+  for (int ir : {0, 2}) {
+    EXPECT_EQ(s.op(3, ir, 0).kind, OpKind::kSend);
+    EXPECT_EQ(s.op(3, ir, 0).send_peer, 2);
+    EXPECT_EQ(s.op(1, ir, 0).kind, OpKind::kRecvReduceSend);
+    EXPECT_EQ(s.op(1, ir, 0).send_peer, 0);
+  }
+}
+
+// ring2d on 2 nodes x 4: the inter-node phase talks only to the same local rank.
+TEST(Generators, Ring2dCrossesNodesOnlyBetweenEqualLocalRanks) {
+  Request r;
+  r.algorithm = "ring2d";
+  r.count = 4096;
+  r.comm = Communicator::grid(2, 4);
+  const Schedule s = plan(r);
+  for (int rank = 0; rank < 8; ++rank) {
+    for (OpCursor c = s.cursor(rank, 0); !c.done(); c.next()) {
+      for (int peer : {c.op().send_peer, c.op().recv_peer}) {
+        if (peer < 0 || r.comm.node_of(peer) == r.comm.node_of(rank)) continue;
+        EXPECT_EQ(r.comm.local_rank(peer), r.comm.local_rank(rank));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collsim

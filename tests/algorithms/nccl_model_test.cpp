@@ -1,0 +1,188 @@
+// NCCL's tuning model reproduces NCCL's own logged estimates and the reference figures of
+// ../shared/reference/nccl_model.md §1.9 and §1.10.
+#include "algorithms/nccl_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "algorithms/communicator.hpp"
+#include "topology/error.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+// NVIDIA/nccl#1453: NCCL 2.22.3, 3 nodes x 8 H100, ring and tree graphs of 8 channels at
+// 24 GB/s, tree pattern TREE (x0.85), Intel-class llMaxBw 20.4; NCCL printed
+// "<bytes> -> Algo a proto p time t". Required: within 0.01 %.
+TEST(NcclModel, ReproducesTheEstimatesNccl222Logged) {
+  NcclModelInput in;
+  in.version = NcclVersion::k2_22;
+  in.sm = 90;
+  in.nodes = 3;
+  in.ranks = 24;
+  in.cpu = CpuVendor::kIntel;
+  in.ring = in.tree = NcclGraph{8, 24.0, 24.0};
+  in.tree_pattern_is_tree = true;
+  in.runtime_channels = 16;
+  const NcclModel m(in);
+  struct Logged {
+    std::uint64_t bytes;
+    NcclAlgo algo;
+    Protocol proto;
+    double time_us;
+  };
+  const Logged kLog[] = {
+      {64, NcclAlgo::kTree, Protocol::kLL, 25.207382},
+      {65536, NcclAlgo::kTree, Protocol::kLL, 37.798233},
+      {131072, NcclAlgo::kTree, Protocol::kLL128, 51.603912},
+      {8589934592ull, NcclAlgo::kRing, Protocol::kSimple, 86069.968750},
+  };
+  for (const Logged& l : kLog) {
+    const auto choice = m.best(Collective::kAllReduce, l.bytes);
+    ASSERT_TRUE(choice.has_value());
+    EXPECT_EQ(choice->algo, l.algo) << l.bytes;
+    EXPECT_EQ(choice->proto, l.proto) << l.bytes;
+    EXPECT_NEAR(choice->time_us, l.time_us, 1e-4 * l.time_us) << l.bytes;
+  }
+}
+
+NcclModel dgx_h100_head() {
+  // DGX H100, 1 node x 8: ring/tree 12 channels x 30 GB/s, NVLS 8 x 40 (inter 60), as logged
+  // by NCCL 2.19.4 (NVIDIA/nccl#1197), with the 2.30.7 constants.
+  NcclModelInput in;
+  in.version = NcclVersion::k2_30;
+  in.sm = 90;
+  in.nodes = 1;
+  in.ranks = 8;
+  in.ring = in.tree = NcclGraph{12, 30.0, 30.0};
+  in.nvls = NcclGraph{8, 40.0, 60.0};
+  return NcclModel(in);
+}
+
+// nccl_model.md §1.10, DGX-H100 table (latency us / algorithm bandwidth GB/s, one decimal).
+TEST(NcclModel, ReproducesTheSingleNodeHeadFigures) {
+  const NcclModel m = dgx_h100_head();
+  struct Row {
+    Collective coll;
+    NcclAlgo algo;
+    Protocol proto;
+    double lat, bw;
+  };
+  const Row kRows[] = {
+      {Collective::kAllReduce, NcclAlgo::kRing, Protocol::kLL, 15.0, 80.6},
+      {Collective::kAllReduce, NcclAlgo::kRing, Protocol::kLL128, 40.6, 189.3},
+      {Collective::kAllReduce, NcclAlgo::kRing, Protocol::kSimple, 56.0, 205.7},
+      {Collective::kAllReduce, NcclAlgo::kTree, Protocol::kLL, 15.2, 43.6},
+      {Collective::kAllReduce, NcclAlgo::kTree, Protocol::kLL128, 31.5, 128.8},
+      {Collective::kAllReduce, NcclAlgo::kTree, Protocol::kSimple, 64.4, 165.6},
+      {Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple, 25.0, 272.0},
+      {Collective::kAllGather, NcclAlgo::kRing, Protocol::kLL, 10.8, 161.1},
+      {Collective::kAllGather, NcclAlgo::kRing, Protocol::kLL128, 27.3, 378.5},
+      {Collective::kAllGather, NcclAlgo::kRing, Protocol::kSimple, 32.2, 411.4},
+      // 8 ch x 40 x 0.85 x 7/8 x 7/8 = 208.25 exactly (the reference table rounds to 208.2).
+      {Collective::kReduceScatter, NcclAlgo::kNvls, Protocol::kSimple, 25.0, 208.25},
+      {Collective::kBroadcast, NcclAlgo::kRing, Protocol::kLL, 7.2, 141.0},
+      {Collective::kBroadcast, NcclAlgo::kRing, Protocol::kLL128, 15.9, 331.2},
+      {Collective::kBroadcast, NcclAlgo::kRing, Protocol::kSimple, 11.8, 360.0},
+  };
+  for (const Row& r : kRows) {
+    const auto& e = m.entry(r.coll, r.algo, r.proto);
+    ASSERT_TRUE(e.enabled) << to_string(r.algo);
+    EXPECT_NEAR(e.latency_us, r.lat, 0.05) << to_string(r.coll) << " " << to_string(r.algo);
+    EXPECT_NEAR(e.bandwidth_GBps, r.bw, 0.05) << to_string(r.coll) << " " << to_string(r.algo);
+  }
+  // Tree and NVLS do not exist for Broadcast; NVLS AllReduce is Simple only.
+  EXPECT_FALSE(m.entry(Collective::kBroadcast, NcclAlgo::kTree, Protocol::kLL).enabled);
+  EXPECT_FALSE(m.entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kLL).enabled);
+  EXPECT_FALSE(m.entry(Collective::kAllToAll, NcclAlgo::kRing, Protocol::kSimple).enabled);
+}
+
+// §1.10: "DGX-H100 AllReduce: Ring/LL from 8 B (15.0 us floor; 512 KB -> 21.5 us) -> NVLS/Simple
+// from about 1.18 MB (2 MB 32.7 us; 32 MB 148 us; 512 MB 2.0 ms)".
+TEST(NcclModel, PicksWhatTheReferenceSweepPicks) {
+  const NcclModel m = dgx_h100_head();
+  auto pick = [&](std::uint64_t b) { return *m.best(Collective::kAllReduce, b); };
+  EXPECT_EQ(pick(8).algo, NcclAlgo::kRing);
+  EXPECT_EQ(pick(8).proto, Protocol::kLL);
+  EXPECT_NEAR(pick(8).time_us, 15.0, 0.01);
+  EXPECT_NEAR(pick(512 * 1024).time_us, 21.5, 0.05);
+  EXPECT_EQ(pick(1100000).algo, NcclAlgo::kRing);
+  EXPECT_EQ(pick(1300000).algo, NcclAlgo::kNvls);
+  EXPECT_NEAR(pick(2 << 20).time_us, 32.7, 0.05);
+  EXPECT_NEAR(pick(32 << 20).time_us, 148.0, 0.5);
+}
+
+// §1.10 multi-node: Tree/LL floor 6.8 + 2 (7 x 0.6 + log2(N) x 5.0) with 8 GPUs per node.
+TEST(NcclModel, MultiNodeTreeFloorGrowsWithLogNodes) {
+  for (const auto& [nodes, floor] : {std::pair{2, 25.2}, {4, 35.2}, {16, 55.2}, {64, 75.2}}) {
+    NcclModelInput in;
+    in.nodes = nodes;
+    in.ranks = 8 * nodes;
+    in.ring = in.tree = NcclGraph{8, 48.0, 48.0};
+    const NcclModel m(in);
+    EXPECT_NEAR(m.entry(Collective::kAllReduce, NcclAlgo::kTree, Protocol::kLL).latency_us, floor,
+                1e-9)
+        << nodes;
+  }
+}
+
+TEST(NcclModel, FiltersFollowNcclAlgoAndProtoSyntax) {
+  const NcclModel m = dgx_h100_head();
+  const NcclFilter no_nvls = parse_nccl_filter("ring,tree", "");
+  EXPECT_EQ(m.best(Collective::kAllReduce, 256 << 20, no_nvls)->algo, NcclAlgo::kRing);
+  const NcclFilter simple_only = parse_nccl_filter("", "^LL,LL128");
+  EXPECT_EQ(m.best(Collective::kAllReduce, 8, simple_only)->proto, Protocol::kSimple);
+  EXPECT_THROW(parse_nccl_filter("rung", ""), RequestError);
+  try {
+    parse_nccl_filter("nvlz", "");
+  } catch (const RequestError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean \"nvls\"?"), std::string::npos) << e.what();
+  }
+}
+
+TEST(NcclModel, VersionsParse) {
+  EXPECT_EQ(parse_nccl_version("2.22"), NcclVersion::k2_22);
+  EXPECT_EQ(parse_nccl_version("2.30.7"), NcclVersion::k2_30);
+  EXPECT_THROW(parse_nccl_version("2.31"), RequestError);
+}
+
+// The graph inputs estimated from a topology reproduce what NCCL logged on the same hardware.
+TEST(NcclModel, GraphsFromTopologyMatchNcclLogs) {
+  auto graphs = [](const std::string& preset, std::optional<int> nodes = std::nullopt) {
+    const Topology t = load_topology(preset, LoadOptions{nodes});
+    return nccl_model_input(t, Communicator::from_topology(t), NcclVersion::k2_30);
+  };
+  const NcclModelInput h100 = graphs("dgx-h100");  // NVIDIA/nccl#1197: 12 x 30, NVLS 8 x 40/60
+  EXPECT_EQ(h100.ring->channels, 12);
+  EXPECT_EQ(h100.ring->bw_intra, 30.0);
+  ASSERT_TRUE(h100.nvls.has_value());
+  EXPECT_EQ(h100.nvls->channels, 8);
+  EXPECT_EQ(h100.nvls->bw_intra, 40.0);
+  EXPECT_EQ(h100.nvls->bw_inter, 60.0);
+  EXPECT_TRUE(h100.ll128);
+  const NcclModelInput a100 = graphs("dgx-a100");  // 24 runtime channels (nccl-tests#100)
+  EXPECT_EQ(a100.ring->channels, 12);
+  EXPECT_EQ(a100.ring->bw_intra, 20.0);
+  EXPECT_FALSE(a100.nvls.has_value());  // no NVLS before Hopper
+  const NcclModelInput multi = graphs("h100-2node-ib");  // one channel per 400G NIC
+  EXPECT_EQ(multi.ring->channels, 8);
+  EXPECT_EQ(multi.ring->bw_inter, 48.0);
+  EXPECT_FALSE(multi.nvls.has_value());
+  const NcclModelInput pcie = graphs("pcie-2gpu");  // Gen3 x16 = 12 GB/s in NCCL's terms
+  EXPECT_EQ(pcie.ring->channels, 1);
+  EXPECT_EQ(pcie.ring->bw_intra, 12.0);
+  EXPECT_FALSE(pcie.ring->nvlink);
+  EXPECT_FALSE(pcie.ll128);
+}
+
+// The same DGX H100 numbers through the topology path give the §1.10 selection.
+TEST(NcclModel, TopologyPathGivesTheReferenceSelection) {
+  const Topology t = load_topology("dgx-h100");
+  const NcclModel m(nccl_model_input(t, Communicator::from_topology(t), NcclVersion::k2_30));
+  EXPECT_EQ(m.best(Collective::kAllReduce, 8)->algo, NcclAlgo::kRing);
+  EXPECT_EQ(m.best(Collective::kAllReduce, 512 << 20)->algo, NcclAlgo::kNvls);
+  EXPECT_NEAR(m.best(Collective::kAllReduce, 512 << 20)->time_us, 2000, 50);
+}
+
+}  // namespace
+}  // namespace collsim

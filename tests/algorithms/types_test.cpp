@@ -1,0 +1,91 @@
+#include "algorithms/types.hpp"
+
+#include <gtest/gtest.h>
+
+#include "algorithms/request.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+namespace {
+
+TEST(Types, ParsesEverySpellingOfACollective) {
+  EXPECT_EQ(parse_collective("allreduce"), Collective::kAllReduce);
+  EXPECT_EQ(parse_collective("all_reduce"), Collective::kAllReduce);
+  EXPECT_EQ(parse_collective("All-Reduce"), Collective::kAllReduce);
+  EXPECT_EQ(parse_collective("reduce_scatter"), Collective::kReduceScatter);
+  EXPECT_EQ(parse_collective("alltoall"), Collective::kAllToAll);
+  EXPECT_EQ(parse_collective("send-recv"), Collective::kSendRecv);
+  for (Collective c : all_collectives()) EXPECT_EQ(parse_collective(to_string(c)), c);
+}
+
+TEST(Types, UnknownNamesListWhatIsAccepted) {
+  try {
+    parse_collective("allredcue");
+    FAIL();
+  } catch (const RequestError& e) {
+    EXPECT_STREQ(e.what(),
+                 "unknown collective \"allredcue\": expected one of allreduce, allgather, "
+                 "reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, sendrecv; "
+                 "did you mean \"allreduce\"?");
+  }
+  EXPECT_THROW(parse_protocol("ll64"), RequestError);
+  EXPECT_EQ(parse_protocol("LL128"), Protocol::kLL128);
+  EXPECT_EQ(parse_data_type("bf16"), DataType::kBf16);
+  EXPECT_EQ(parse_data_type("float"), DataType::kF32);
+  EXPECT_EQ(parse_reduce_op("avg"), ReduceOp::kAvg);
+}
+
+TEST(Types, ElementSizes) {
+  EXPECT_EQ(element_size(DataType::kF16), 2u);
+  EXPECT_EQ(element_size(DataType::kBf16), 2u);
+  EXPECT_EQ(element_size(DataType::kF32), 4u);
+  EXPECT_EQ(element_size(DataType::kF64), 8u);
+  EXPECT_EQ(element_size(DataType::kI32), 4u);
+  EXPECT_EQ(element_size(DataType::kI64), 8u);
+  EXPECT_EQ(element_size(DataType::kU8), 1u);
+}
+
+// nccl_model.md §2.3: 8 slots; Simple 4 MiB / 8; LL 512 KiB / 8, half payload; LL128
+// 4915200 / 8 = 614400 with 120 of 128 bytes payload = 576000.
+TEST(Types, ProtocolGeometryFollowsNccl) {
+  EXPECT_EQ(geometry(Protocol::kSimple).slots, 8);
+  EXPECT_EQ(geometry(Protocol::kSimple).slot_payload, 524288u);
+  EXPECT_EQ(geometry(Protocol::kLL).slot_bytes, 65536u);
+  EXPECT_EQ(geometry(Protocol::kLL).slot_payload, 32768u);
+  EXPECT_EQ(geometry(Protocol::kLL128).slot_bytes, 614400u);
+  EXPECT_EQ(geometry(Protocol::kLL128).slot_payload, 576000u);
+}
+
+// Ring Simple AllReduce: chunkSteps 4 x 512 KiB = 2 MiB in 2 slices; everything else one slot.
+TEST(Types, DefaultChunkingFollowsNccl) {
+  const Chunking ring =
+      default_chunking("ring", Collective::kAllReduce, Protocol::kSimple, DataType::kF32);
+  EXPECT_EQ(ring.chunk_bytes, 2u << 20);
+  EXPECT_EQ(ring.slices, 2);
+  const Chunking bcast =
+      default_chunking("ring", Collective::kBroadcast, Protocol::kSimple, DataType::kF32);
+  EXPECT_EQ(bcast.chunk_bytes, 512u << 10);
+  EXPECT_EQ(bcast.slices, 1);
+  EXPECT_EQ(
+      default_chunking("tree", Collective::kAllReduce, Protocol::kLL, DataType::kF32).chunk_bytes,
+      32768u);
+  // 576000 is a multiple of 8, so LL128 chunks hold whole f64 elements.
+  EXPECT_EQ(default_chunking("ring", Collective::kAllReduce, Protocol::kLL128, DataType::kF64)
+                .chunk_bytes,
+            576000u);
+}
+
+// CLI.md: --bytes is nccl-tests' size; per-rank blocks for AllGather, ReduceScatter, AllToAll.
+TEST(Types, SizesFollowNcclTests) {
+  EXPECT_EQ(count_for_bytes(Collective::kAllReduce, MiB(1), DataType::kF32, 8), 262144u);
+  EXPECT_EQ(count_for_bytes(Collective::kAllGather, MiB(1), DataType::kF32, 8), 32768u);
+  EXPECT_THROW(count_for_bytes(Collective::kAllReduce, Bytes(6), DataType::kF32, 8), RequestError);
+  Request r;
+  r.collective = Collective::kReduceScatter;
+  r.count = 32768;
+  r.comm = Communicator::flat(8);
+  EXPECT_EQ(request_bytes(r), MiB(1));
+}
+
+}  // namespace
+}  // namespace collsim
