@@ -11,5 +11,7 @@
 namespace collsim {
 
 void register_topo(CLI::App& app);
+void register_list(CLI::App& app);
+void register_plan(CLI::App& app);
 
 }  // namespace collsim

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "collsim 0.1.0");
   collsim::register_topo(app);
+  collsim::register_list(app);
+  collsim::register_plan(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,59 @@
+#include "cli/request_options.hpp"
+
+#include <fmt/format.h>
+
+#include "algorithms/communicator.hpp"
+#include "topology/error.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+
+Topology RequestOptions::load() const { return load_topology(config, LoadOptions{nodes}); }
+
+Request RequestOptions::request(const Topology& topo) const {
+  Request r;
+  r.collective = parse_collective(op);
+  r.algorithm = algo;
+  r.protocol = parse_protocol(proto);
+  r.dtype = parse_data_type(dtype);
+  r.redop = parse_reduce_op(redop);
+  r.channels = channels;
+  r.root = root;
+  r.comm = Communicator::from_topology(topo);
+  Bytes size;
+  try {
+    size = parse_bytes(bytes);
+  } catch (const UnitError& e) {
+    throw RequestError(fmt::format("--bytes: {}", e.what()));
+  }
+  r.count = count_for_bytes(r.collective, size, r.dtype, r.comm.size());
+  return r;
+}
+
+void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
+  cmd.add_option("CONFIG", opts.config, "YAML file or preset name (see configs/)")->required();
+  cmd.add_option("--op", opts.op,
+                 "collective: allreduce allgather reducescatter broadcast reduce gather scatter "
+                 "alltoall barrier sendrecv")
+      ->required();
+  if (with_bytes) {
+    cmd.add_option("--bytes", opts.bytes,
+                   "size as nccl-tests' size column: 1048576, 64M (x1024), 64MiB, 64MB (x1000)")
+        ->required();
+  }
+  cmd.add_option("--algo", opts.algo, "algorithm (see `collsim list`)")->capture_default_str();
+  cmd.add_option("--proto", opts.proto, "protocol: ll, ll128 or simple")->capture_default_str();
+  cmd.add_option("--channels", opts.channels, "channels (NCCL's nChannels)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--dtype", opts.dtype, "data type: f16 bf16 f32 f64 i32 i64 u8")
+      ->capture_default_str();
+  cmd.add_option("--redop", opts.redop, "reduction: sum prod min max avg")->capture_default_str();
+  cmd.add_option("--root", opts.root, "root rank (broadcast, reduce, gather, scatter)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--nodes", opts.nodes, "override the node count of a templated config")
+      ->check(CLI::PositiveNumber);
+}
+
+}  // namespace collsim
