@@ -1,0 +1,305 @@
+#include "calibrate/nccl_tests_lines.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace collsim::detail {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+bool is_key_char(char c, bool upper_only) {
+  if (c >= 'A' && c <= 'Z') return true;
+  if (c >= '0' && c <= '9') return true;
+  if (c == '_') return true;
+  return !upper_only && c >= 'a' && c <= 'z';
+}
+
+std::string_view strip_quotes(std::string_view s) {
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) {
+    return s.substr(1, s.size() - 2);
+  }
+  return s;
+}
+
+std::optional<std::pair<std::string, std::string>> split_assignment(std::string_view word,
+                                                                    bool upper_only) {
+  const auto eq = word.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return std::nullopt;
+  const std::string_view key = word.substr(0, eq);
+  if (key.front() >= '0' && key.front() <= '9') return std::nullopt;
+  for (char c : key) {
+    if (!is_key_char(c, upper_only)) return std::nullopt;
+  }
+  return std::pair{std::string(key), std::string(strip_quotes(word.substr(eq + 1)))};
+}
+
+}  // namespace
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_words(std::string_view s) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && is_space(s[i])) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && !is_space(s[i])) ++i;
+    if (i > start) words.push_back(s.substr(start, i - start));
+  }
+  return words;
+}
+
+bool is_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+bool looks_like_number(std::string_view w) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t start = i;
+    while (i < w.size() && w[i] >= '0' && w[i] <= '9') ++i;
+    return i > start;
+  };
+  if (!digits()) return false;
+  if (i < w.size() && w[i] == '.' && (++i, !digits())) return false;
+  if (i < w.size() && (w[i] == 'e' || w[i] == 'E')) {
+    ++i;
+    if (i < w.size() && (w[i] == '+' || w[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  const std::string_view unit = w.substr(i);
+  for (std::string_view u : {"", "B", "K", "M", "G", "T", "KB", "MB", "GB", "TB", "KiB", "MiB",
+                             "GiB", "TiB", "k", "m", "g"}) {
+    if (unit == u) return true;
+  }
+  return false;
+}
+
+std::optional<std::int64_t> parse_integer(std::string_view s) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string_view strip_rank_tag(std::string_view line, bool* is_stderr) {
+  *is_stderr = false;
+  // Open MPI --tag-output: "[job,rank]<stdout>:".
+  if (line.starts_with('[')) {
+    const auto close = line.find("]<");
+    const auto end = line.find(">:");
+    if (close != std::string_view::npos && end != std::string_view::npos && close < end &&
+        line.find_first_not_of("0123456789,", 1) == close) {
+      *is_stderr = line.substr(close + 2, end - close - 2) == "stderr";
+      return line.substr(end + 2);
+    }
+    // Intel MPI -prepend-rank: "[3] ".
+    const auto bracket = line.find(']');
+    if (bracket != std::string_view::npos && bracket > 1 &&
+        is_digits(line.substr(1, bracket - 1))) {
+      return line.substr(bracket + 1);
+    }
+    return line;
+  }
+  // srun --label: "12: ". A table row never has a colon after its first number.
+  const std::string_view t = trim(line);
+  const auto colon = t.find(':');
+  if (colon != std::string_view::npos && colon > 0 && is_digits(t.substr(0, colon)) &&
+      (colon + 1 == t.size() || t[colon + 1] == ' ')) {
+    return t.substr(colon + 1);
+  }
+  return line;
+}
+
+std::optional<DeviceLine> parse_device_line(std::string_view body, int line) {
+  const std::vector<std::string_view> w = split_words(body);
+  if (w.size() < 2 || w[0] != "Rank") return std::nullopt;
+  DeviceLine d;
+  d.line = line;
+  const auto rank = parse_integer(w[1]);
+  if (!rank || *rank < 0) return std::nullopt;
+  d.rank = static_cast<int>(*rank);
+  std::size_t i = 2;
+  while (i < w.size() && w[i] != "on") ++i;
+  if (i + 1 >= w.size()) return std::nullopt;
+  d.host = std::string(w[i + 1]);
+  while (i < w.size() && w[i] != "device") ++i;
+  if (i + 2 >= w.size()) return std::nullopt;
+  const auto device = parse_integer(w[i + 1]);
+  if (!device) return std::nullopt;
+  d.device = static_cast<int>(*device);
+  const std::string_view bus = w[i + 2];
+  if (bus.size() < 2 || bus.front() != '[' || bus.back() != ']') return std::nullopt;
+  d.bus_id = std::string(bus.substr(1, bus.size() - 2));
+  const std::size_t after = static_cast<std::size_t>(bus.data() + bus.size() - body.data());
+  d.gpu_name = std::string(trim(body.substr(after)));
+  return d;
+}
+
+std::optional<RunParameters> parse_run_header(std::string_view body, int line) {
+  const std::vector<std::string_view> w = split_words(body);
+  if (w.empty() || w[0] != "nThread") return std::nullopt;
+  RunParameters p;
+  p.line = line;
+  auto int_at = [&](std::size_t i) -> std::optional<int> {
+    if (i >= w.size()) return std::nullopt;
+    const auto v = parse_integer(w[i]);
+    if (!v) return std::nullopt;
+    return static_cast<int>(*v);
+  };
+  auto bytes_at = [&](std::size_t i) -> std::optional<std::uint64_t> {
+    if (i >= w.size()) return std::nullopt;
+    const auto v = parse_integer(w[i]);
+    if (!v || *v < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(*v);
+  };
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const std::string_view k = w[i];
+    const bool iters_next = i + 1 < w.size() && w[i + 1] == "iters:";
+    if (k == "nThread") p.threads = int_at(i + 1);
+    if (k == "nGpus") p.gpus_per_thread = int_at(i + 1);
+    if (k == "minBytes") p.min_bytes = bytes_at(i + 1);
+    if (k == "maxBytes") p.max_bytes = bytes_at(i + 1);
+    if (k == "validation:") p.validation = int_at(i + 1);
+    if (k == "graph:") p.graph = int_at(i + 1);
+    if ((k == "warmup" || k == "agg") && iters_next) {
+      (k == "warmup" ? p.warmup_iters : p.agg_iters) = int_at(i + 2);
+      i += 2;  // so that their "iters:" is not read as the plain iteration count
+      continue;
+    }
+    if (k == "iters:") p.iters = int_at(i + 1);
+    if (k == "step:" && i + 1 < w.size()) {
+      const std::string_view s = w[i + 1];
+      const auto paren = s.find('(');
+      const std::string_view num = s.substr(0, paren);
+      if (s.ends_with("(factor)")) {
+        double f = 0;
+        const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), f);
+        if (ec == std::errc() && end == num.data() + num.size()) p.step_factor = f;
+      } else if (s.ends_with("(bytes)")) {
+        if (const auto v = parse_integer(num); v && *v >= 0) {
+          p.step_bytes = static_cast<std::uint64_t>(*v);
+        }
+      }
+    }
+  }
+  return p;
+}
+
+bool looks_like_column_header(std::string_view body) {
+  const std::vector<std::string_view> w = split_words(body);
+  return w.size() >= 3 && w[0] == "size" && w[1] == "count" && w[2] == "type";
+}
+
+std::optional<ColumnLayout> parse_column_header(std::string_view body, std::string* got) {
+  const std::vector<std::string_view> w = split_words(body);
+  *got = fmt::format("{}", fmt::join(w, " "));
+  ColumnLayout layout;
+  std::size_t i = 0;
+  for (std::string_view name : {"size", "count", "type", "redop"}) {
+    if (i >= w.size() || w[i] != name) return std::nullopt;
+    ++i;
+  }
+  layout.has_root = i < w.size() && w[i] == "root";
+  if (layout.has_root) ++i;
+  int groups = 0;
+  while (i < w.size()) {
+    if (i + 4 > w.size() || w[i] != "time" || w[i + 1] != "algbw" || w[i + 2] != "busbw") {
+      return std::nullopt;
+    }
+    const bool error = w[i + 3] == "error";
+    if (!error && w[i + 3] != "#wrong") return std::nullopt;
+    if (groups > 0 && error != layout.old_error) return std::nullopt;
+    layout.old_error = error;
+    ++groups;
+    i += 4;
+  }
+  if (groups < 1 || groups > 2) return std::nullopt;
+  layout.has_inplace = groups == 2;
+  layout.columns = static_cast<int>(w.size());
+  return layout;
+}
+
+std::optional<ColumnLayout> layout_for_columns(int columns) {
+  if (columns == 13) return ColumnLayout{true, false, true, 13};
+  if (columns == 12) return ColumnLayout{false, true, true, 12};
+  return std::nullopt;
+}
+
+std::optional<std::pair<std::string, std::string>> parse_assignment(std::string_view word) {
+  return split_assignment(word, true);
+}
+
+std::vector<std::pair<std::string, std::string>> parse_env_assignments(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::vector<std::string_view> w = split_words(text);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (w[i].starts_with('(')) {
+      int depth = 0;
+      for (; i < w.size(); ++i) {
+        for (char c : w[i]) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth <= 0) break;
+      }
+      continue;
+    }
+    std::string_view word = w[i];
+    while (!word.empty() && (word.back() == ';' || word.back() == ',' || word.back() == '.')) {
+      word.remove_suffix(1);
+    }
+    auto a = parse_assignment(word);
+    if (!a) break;
+    out.push_back(std::move(*a));
+  }
+  return out;
+}
+
+std::map<std::string, std::string> parse_label(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (std::string_view word : split_words(text)) {
+    if (auto a = split_assignment(word, false)) out[a->first] = a->second;
+  }
+  return out;
+}
+
+std::optional<std::string> label_value(const std::map<std::string, std::string>& labels,
+                                       std::string_view key) {
+  for (const auto& [k, v] : labels) {
+    std::string upper;
+    for (char c : k) upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    if (upper == key || upper == "NCCL_" + std::string(key)) return v;
+  }
+  return std::nullopt;
+}
+
+std::string nccl_version_from_code(std::int64_t code) {
+  if (code >= 10000) return fmt::format("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100);
+  return fmt::format("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100);
+}
+
+std::optional<std::string> find_nccl_version(std::string_view line) {
+  constexpr std::string_view kBanner = "NCCL version ";
+  const auto at = line.find(kBanner);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + kBanner.size());
+  std::size_t n = 0;
+  int dots = 0;
+  while (n < rest.size() && ((rest[n] >= '0' && rest[n] <= '9') || rest[n] == '.')) {
+    dots += rest[n] == '.';
+    ++n;
+  }
+  if (dots != 2 || n == 0 || rest[n - 1] == '.') return std::nullopt;
+  return std::string(rest.substr(0, n));
+}
+
+}  // namespace collsim::detail

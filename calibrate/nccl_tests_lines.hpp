@@ -1,0 +1,81 @@
+// Parsers for single lines of nccl-tests output, used by the reader (nccl_tests_reader.cpp).
+// Each takes the text of one line, without its MPI tag, and says what it found; none throws
+// except parse_column_header, whose failure is a user-facing error.
+//
+//   bool is_stderr = false;
+//   std::string_view s = detail::strip_rank_tag("[1,0]<stdout>:# Using devices", &is_stderr);
+//   // s == "# Using devices"
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "calibrate/measurement.hpp"
+
+namespace collsim::detail {
+
+std::string_view trim(std::string_view s);
+std::vector<std::string_view> split_words(std::string_view s);
+// Whether s is a non-empty run of decimal digits.
+bool is_digits(std::string_view s);
+std::optional<std::int64_t> parse_integer(std::string_view s);
+// Whether `word` reads as a number, possibly with a unit ("33554432", "3.3e7", "32M", "1GB"),
+// which is how a table row starts; host names ("0666a154:12:12") and dates do not.
+bool looks_like_number(std::string_view word);
+
+// Removes the tag a launcher puts before each line: Open MPI's "[1,0]<stdout>:" (--tag-output),
+// Intel MPI's "[0] " (-prepend-rank), srun's "0: " (--label). `is_stderr` is set for
+// "<stderr>" tags, whose lines are never part of the table.
+std::string_view strip_rank_tag(std::string_view line, bool* is_stderr);
+
+// "#  Rank  0 Group  0 Pid 4180122 on cnode3-002 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3"
+// (the old format has no Group); `body` is the text after '#'.
+std::optional<DeviceLine> parse_device_line(std::string_view body, int line);
+
+// "# nThread 1 nGpus 1 minBytes 8 maxBytes 4294967296 step: 2(factor) warmup iters: 5 ..."
+std::optional<RunParameters> parse_run_header(std::string_view body, int line);
+
+// The table's column header, e.g. "size count type redop root time algbw busbw #wrong time
+// algbw busbw #wrong" (the old format: no root, "error" for "#wrong"; the in-place group may be
+// missing).
+struct ColumnLayout {
+  bool has_root = true;
+  bool old_error = false;  // "error" columns rather than "#wrong"
+  bool has_inplace = true;
+  int columns = 13;
+};
+// Whether `body` (after '#') starts like a column header: "size count type ...".
+bool looks_like_column_header(std::string_view body);
+// The layout, or nullopt (with `got` set to the names found) when the names are not the ones
+// nccl-tests prints.
+std::optional<ColumnLayout> parse_column_header(std::string_view body, std::string* got);
+// The layout a row of `columns` fields has when no header precedes it: 13 with root, 12 without.
+std::optional<ColumnLayout> layout_for_columns(int columns);
+
+// "# env:" text read as KEY=VALUE assignments: parenthesised remarks between them are skipped,
+// and reading stops at the first other word, since what follows is prose whose assignments are
+// not claims about this run ("... the repo example sets NCCL_ALGO=RING, but ...").
+std::vector<std::pair<std::string, std::string>> parse_env_assignments(std::string_view text);
+// Whether `word` is KEY=VALUE with KEY made of upper-case letters, digits and '_'.
+std::optional<std::pair<std::string, std::string>> parse_assignment(std::string_view word);
+
+// "### ALGO=Ring size=268435456": the KEY=VALUE words of an annotation line (after "###").
+std::map<std::string, std::string> parse_label(std::string_view text);
+// A label's value for `key`, in any case and with or without "NCCL_": "ALGO" matches "ALGO",
+// "algo" and "NCCL_ALGO".
+std::optional<std::string> label_value(const std::map<std::string, std::string>& labels,
+                                       std::string_view key);
+
+// "2.29.2" from the NCCL_VERSION_CODE nccl-tests prints (nccl-library=22902): 10000 x major +
+// 100 x minor + patch since NCCL 2.9, 1000 x major + 100 x minor + patch before.
+std::string nccl_version_from_code(std::int64_t code);
+// "2.29.2" from "NCCL version 2.29.2+cuda13.1" anywhere in a line (NCCL's own banner or INFO
+// line); nullopt when the line has none.
+std::optional<std::string> find_nccl_version(std::string_view line);
+
+}  // namespace collsim::detail

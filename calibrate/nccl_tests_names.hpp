@@ -1,0 +1,49 @@
+// nccl-tests' vocabulary mapped onto collsim's: program names, data type and reduction names,
+// and the busbw factor that turns algbw into bus bandwidth.
+//
+//   collective_of_program("all_gather");      // Collective::kAllGather ("all_gather_perf")
+//   nccl_tests_type_size("bfloat16");         // 2
+//   busbw_factor(Collective::kAllReduce, 8);  // 1.75 = 2(n-1)/n
+//
+// The names are nccl-tests' own (`float`, `half`, `mulsum`); collsim's spellings (`f32`, `bf16`)
+// are accepted too, because collsim's CSV prints them.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/types.hpp"
+
+namespace collsim {
+
+// The nccl-tests program stem of a word such as "./build/all_reduce_perf_mpi" ("all_reduce"), or
+// "" when the word does not name a *_perf or *_perf_mpi program.
+std::string perf_program_stem(std::string_view word);
+
+// The collective an nccl-tests program stem measures; nullopt for stems that are not collectives
+// collsim models (hypercube) or not nccl-tests programs at all.
+std::optional<Collective> collective_of_program(std::string_view stem);
+
+// The nccl-tests programs collsim reads, "all_reduce_perf" first (for messages).
+const std::vector<std::string>& nccl_tests_programs();
+
+// Element size of an nccl-tests (or collsim) type name; nullopt for names neither knows.
+std::optional<std::size_t> nccl_tests_type_size(std::string_view name);
+// collsim's DataType for a type name; nullopt for types collsim lacks (int8, uint32, fp8, ...).
+std::optional<DataType> data_type_of(std::string_view name);
+// collsim's ReduceOp for a reduction name; nullopt for "none" and operations collsim lacks.
+std::optional<ReduceOp> reduce_op_of(std::string_view name);
+
+// busbw = algbw x busbw_factor (nccl_model.md §3, nccl-tests doc/PERFORMANCE.md):
+// 2(n-1)/n for AllReduce; (n-1)/n for ReduceScatter, AllGather, AllToAll, Gather, Scatter;
+// 1 for Broadcast, Reduce, SendRecv and Barrier.
+double busbw_factor(Collective c, int ranks);
+// The c of c(n-1)/n, or 0 where the factor is 1 whatever the rank count.
+int busbw_factor_scale(Collective c);
+// "2(n-1)/n", "(n-1)/n" or "1", for messages.
+std::string_view busbw_factor_formula(Collective c);
+
+}  // namespace collsim

@@ -1,0 +1,213 @@
+// The single-line parsers and name tables behind the reader, each on the forms real logs contain.
+#include "calibrate/nccl_tests_lines.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "calibrate/launch_command.hpp"
+#include "calibrate/nccl_tests_names.hpp"
+#include "calibrate/nccl_tests_row.hpp"
+
+namespace collsim {
+namespace {
+
+using Assignments = std::vector<std::pair<std::string, std::string>>;
+
+TEST(NcclTestsLines, StripRankTag) {
+  bool err = true;
+  EXPECT_EQ(detail::strip_rank_tag("[1,0]<stdout>:# Using devices", &err), "# Using devices");
+  EXPECT_FALSE(err);
+  EXPECT_EQ(detail::strip_rank_tag("[1,12]<stderr>:oops", &err), "oops");
+  EXPECT_TRUE(err);
+  EXPECT_EQ(detail::strip_rank_tag("[3] #  Rank 3", &err), " #  Rank 3");
+  EXPECT_EQ(detail::strip_rank_tag("12:      8    2 float", &err), "      8    2 float");
+  // Not tags: a row, an NCCL line, a bracketed host.
+  EXPECT_EQ(detail::strip_rank_tag("    8    2 float", &err), "    8    2 float");
+  EXPECT_EQ(detail::strip_rank_tag("gcn151:1:2 [0] NCCL INFO", &err), "gcn151:1:2 [0] NCCL INFO");
+  EXPECT_EQ(detail::strip_rank_tag("[host:123] warning", &err), "[host:123] warning");
+}
+
+TEST(NcclTestsLines, DeviceLines) {
+  const auto d = detail::parse_device_line(
+      " Rank  1 Group  0 Pid 224660 on       n014 device  0 [0000:81:00] NVIDIA A100-PCIE-40GB",
+      12);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->rank, 1);
+  EXPECT_EQ(d->host, "n014");
+  EXPECT_EQ(d->device, 0);
+  EXPECT_EQ(d->bus_id, "0000:81:00");
+  EXPECT_EQ(d->gpu_name, "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(d->line, 12);
+  // The old format has no Group.
+  const auto old = detail::parse_device_line(
+      "   Rank 13 Pid     38 on nccl-tests-efa-16-worker-1 device  5 [0x90] A100-SXM4-40GB", 1);
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->rank, 13);
+  EXPECT_EQ(old->device, 5);
+  EXPECT_EQ(old->gpu_name, "A100-SXM4-40GB");
+  EXPECT_FALSE(detail::parse_device_line(" Using devices", 1).has_value());
+}
+
+TEST(NcclTestsLines, RunHeader) {
+  const auto p = detail::parse_run_header(
+      "nThread 2 nGpus 4 minBytes 1048576 maxBytes 1073741824 step: 10485760(bytes) warmup "
+      "iters: 1 iters: 20 agg iters: 3 validation: 0 graph: 1",
+      9);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->threads, 2);
+  EXPECT_EQ(p->gpus_per_thread, 4);
+  EXPECT_EQ(p->step_bytes, 10485760u);
+  EXPECT_FALSE(p->step_factor.has_value());
+  EXPECT_EQ(p->warmup_iters, 1);
+  EXPECT_EQ(p->iters, 20);
+  EXPECT_EQ(p->agg_iters, 3);
+  EXPECT_EQ(p->validation, 0);
+  EXPECT_EQ(p->graph, 1);
+  EXPECT_EQ(p->line, 9);
+}
+
+TEST(NcclTestsLines, ColumnHeaders) {
+  std::string got;
+  const auto cur = detail::parse_column_header(
+      "size count type redop root time algbw busbw #wrong time algbw busbw #wrong", &got);
+  ASSERT_TRUE(cur.has_value());
+  EXPECT_TRUE(cur->has_root);
+  EXPECT_FALSE(cur->old_error);
+  EXPECT_EQ(cur->columns, 13);
+  const auto old = detail::parse_column_header(
+      "size count type redop time algbw busbw error time algbw busbw error", &got);
+  ASSERT_TRUE(old.has_value());
+  EXPECT_FALSE(old->has_root);
+  EXPECT_TRUE(old->old_error);
+  EXPECT_EQ(old->columns, 12);
+  const auto oop =
+      detail::parse_column_header("size count type redop root time algbw busbw #wrong", &got);
+  ASSERT_TRUE(oop.has_value());
+  EXPECT_FALSE(oop->has_inplace);
+  EXPECT_EQ(oop->columns, 9);
+  EXPECT_FALSE(
+      detail::parse_column_header(
+          "size count type redop root time algbw busbw #wrong time algbw busbw error", &got)
+          .has_value());
+  EXPECT_EQ(got, "size count type redop root time algbw busbw #wrong time algbw busbw error");
+  EXPECT_EQ(detail::layout_for_columns(12)->has_root, false);
+  EXPECT_FALSE(detail::layout_for_columns(9).has_value());
+}
+
+TEST(NcclTestsLines, EnvAssignments) {
+  EXPECT_EQ(detail::parse_env_assignments(
+                "NCCL_DEBUG=INFO; NCCL_SOCKET_IFNAME=eno2np0 (log: set by environment); no "
+                "NCCL_ALGO/NCCL_PROTO (auto); 8 coll channels"),
+            (Assignments{{"NCCL_DEBUG", "INFO"}, {"NCCL_SOCKET_IFNAME", "eno2np0"}}));
+  EXPECT_EQ(detail::parse_env_assignments("NCCL_DEBUG=INFO. The example sets NCCL_ALGO=RING"),
+            (Assignments{{"NCCL_DEBUG", "INFO"}}));
+  EXPECT_EQ(detail::parse_env_assignments("NCCL_IB_HCA=\"=mlx5_0,mlx5_1\" (2 HCAs); no"),
+            (Assignments{{"NCCL_IB_HCA", "=mlx5_0,mlx5_1"}}));
+  EXPECT_EQ(detail::parse_env_assignments("none shown"), Assignments{});
+  EXPECT_EQ(detail::parse_env_assignments("NCCL_ALGO forced per arm"), Assignments{});
+}
+
+TEST(NcclTestsLines, Labels) {
+  EXPECT_EQ(detail::parse_label(" ALGO=Ring size=268435456"),
+            (std::map<std::string, std::string>{{"ALGO", "Ring"}, {"size", "268435456"}}));
+  EXPECT_TRUE(detail::parse_label(" results below").empty());
+}
+
+TEST(NcclTestsLines, Versions) {
+  EXPECT_EQ(detail::nccl_version_from_code(22902), "2.29.2");
+  EXPECT_EQ(detail::nccl_version_from_code(23004), "2.30.4");
+  EXPECT_EQ(detail::nccl_version_from_code(2708), "2.7.8");  // before 2.9: 1000 x major
+  EXPECT_EQ(detail::find_nccl_version("NCCL version 2.29.2+cuda13.1"), "2.29.2");
+  EXPECT_EQ(detail::find_nccl_version("h:1:1 [0] NCCL INFO NCCL version 2.9.9+cuda11.2"), "2.9.9");
+  EXPECT_FALSE(detail::find_nccl_version("NCCL version unknown").has_value());
+}
+
+TEST(NcclTestsLines, NumbersAsPrinted) {
+  const auto t = detail::parse_printed("182.87");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_DOUBLE_EQ(t->half_unit, 0.005);
+  EXPECT_DOUBLE_EQ(detail::parse_printed("110912")->half_unit, 0.5);
+  EXPECT_DOUBLE_EQ(detail::parse_printed("2e-07")->value, 2e-07);
+  EXPECT_DOUBLE_EQ(detail::parse_printed("2e-07")->half_unit, 0.5e-07);
+  EXPECT_FALSE(detail::parse_printed("inf").has_value());
+  EXPECT_FALSE(detail::parse_printed("nan").has_value());
+  EXPECT_FALSE(detail::parse_printed("N/A").has_value());
+  EXPECT_FALSE(detail::parse_printed("1.2.3").has_value());
+  EXPECT_TRUE(detail::looks_like_number("33554432"));
+  EXPECT_TRUE(detail::looks_like_number("3.3e7"));
+  EXPECT_TRUE(detail::looks_like_number("32M"));
+  EXPECT_FALSE(detail::looks_like_number("0666a154:12:12"));
+  EXPECT_FALSE(detail::looks_like_number("2024-01-01"));
+}
+
+TEST(LaunchCommand, Mpirun) {
+  const auto c = parse_launch_command(
+      "mpirun --np 16 -H bm-h100-01:8,bm-h100-02:8 --mca pml ucx -x NCCL_ALGO=Ring -x "
+      "LD_LIBRARY_PATH all_reduce_perf_mpi -b 8 -e 16g -f 2 -g 1 -n 50");
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->program, "all_reduce");
+  EXPECT_TRUE(c->is_command);
+  EXPECT_TRUE(c->launcher);
+  EXPECT_EQ(c->processes, 16);  // "-n 50" after the program is nccl-tests' iteration count
+  EXPECT_EQ(c->nodes, 2);
+  EXPECT_EQ(c->gpus, 1);
+  EXPECT_EQ(c->env, (Assignments{{"NCCL_ALGO", "Ring"}}));
+}
+
+TEST(LaunchCommand, PerNodeAndSrun) {
+  const auto ppr = parse_launch_command(
+      "mpirun -np 32 --hostfile hostfile --map-by ppr:8:node all_reduce_perf -b 8 -e 8G -f 2 -g 1");
+  EXPECT_EQ(ppr->nodes, 4);
+  const auto srun = parse_launch_command("srun -n 8 -N 2 ./build/all_gather_perf_mpi -b 8 -g1");
+  EXPECT_EQ(srun->program, "all_gather");
+  EXPECT_EQ(srun->processes, 8);
+  EXPECT_EQ(srun->nodes, 2);
+  EXPECT_EQ(srun->gpus, 1);
+}
+
+TEST(LaunchCommand, OnlyWhatIsStated) {
+  const auto var = parse_launch_command("mpirun --bind-to numa -np $NP /opt/all_reduce_perf -g 1");
+  EXPECT_TRUE(var->launcher);
+  EXPECT_FALSE(var->processes.has_value());
+  const auto braces = parse_launch_command("all_reduce_perf -b 256M -e 8G -g {2,4,6}");
+  EXPECT_FALSE(braces->launcher);
+  EXPECT_FALSE(braces->gpus.has_value());
+  const auto prose = parse_launch_command("not committed; all_reduce_perf single-size runs -g 4");
+  ASSERT_TRUE(prose.has_value());
+  EXPECT_EQ(prose->program, "all_reduce");
+  EXPECT_FALSE(prose->is_command);
+  EXPECT_FALSE(prose->gpus.has_value());
+  EXPECT_FALSE(parse_launch_command("bash NCCL.sh").has_value());
+  EXPECT_TRUE(parse_launch_command("NCCL_ALGO=Ring ./sendrecv_perf -g 2")->is_command);
+}
+
+TEST(NcclTestsNames, Programs) {
+  EXPECT_EQ(perf_program_stem("./build/reduce_scatter_perf"), "reduce_scatter");
+  EXPECT_EQ(perf_program_stem("all_reduce_perf;"), "all_reduce");
+  EXPECT_EQ(perf_program_stem("perf"), "");
+  EXPECT_EQ(collective_of_program("alltoall"), Collective::kAllToAll);
+  EXPECT_EQ(collective_of_program("gather"), Collective::kGather);
+  EXPECT_FALSE(collective_of_program("hypercube").has_value());
+}
+
+TEST(NcclTestsNames, TypesAndFactors) {
+  EXPECT_EQ(nccl_tests_type_size("bfloat16"), 2u);
+  EXPECT_EQ(nccl_tests_type_size("f8e4m3"), 1u);
+  EXPECT_FALSE(nccl_tests_type_size("float8").has_value());
+  EXPECT_EQ(data_type_of("half"), DataType::kF16);
+  EXPECT_EQ(data_type_of("f32"), DataType::kF32);
+  EXPECT_FALSE(data_type_of("uint32").has_value());
+  EXPECT_EQ(reduce_op_of("avg"), ReduceOp::kAvg);
+  EXPECT_FALSE(reduce_op_of("none").has_value());
+  // nccl_model.md §3.
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::kAllReduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::kReduceScatter, 4), 0.75);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::kAllToAll, 2), 0.5);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Collective::kSendRecv, 2), 1.0);
+}
+
+}  // namespace
+}  // namespace collsim
