@@ -148,4 +148,41 @@ const ProtocolGeometry& geometry(Protocol p) {
   return table.at(static_cast<int>(p));
 }
 
+int busbw_factor_scale(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce:
+      return 2;
+    case Collective::kReduceScatter:
+    case Collective::kAllGather:
+    case Collective::kAllToAll:
+    case Collective::kGather:
+    case Collective::kScatter:
+      return 1;
+    case Collective::kBroadcast:
+    case Collective::kReduce:
+    case Collective::kSendRecv:
+    case Collective::kBarrier:
+      return 0;
+  }
+  return 0;
+}
+
+double busbw_factor(Collective c, int ranks) {
+  const int scale = busbw_factor_scale(c);
+  if (scale == 0) return 1.0;
+  if (ranks <= 0) return 0.0;
+  return scale * static_cast<double>(ranks - 1) / ranks;
+}
+
+std::string_view busbw_factor_formula(Collective c) {
+  switch (busbw_factor_scale(c)) {
+    case 2:
+      return "2(n-1)/n";
+    case 1:
+      return "(n-1)/n";
+    default:
+      return "1";
+  }
+}
+
 }  // namespace collsim

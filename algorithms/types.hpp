@@ -69,6 +69,15 @@ bool has_root(Collective c);
 // AllToAll, Gather, Scatter), so that buffers hold ranks x count elements.
 bool is_blocked(Collective c);
 
+// busbw = algbw x busbw_factor (nccl_model.md §3, nccl-tests doc/PERFORMANCE.md):
+// 2(n-1)/n for AllReduce; (n-1)/n for ReduceScatter, AllGather, AllToAll, Gather, Scatter;
+// 1 for Broadcast, Reduce, SendRecv and Barrier.
+double busbw_factor(Collective c, int ranks);
+// The c of c(n-1)/n, or 0 where the factor is 1 whatever the rank count.
+int busbw_factor_scale(Collective c);
+// "2(n-1)/n", "(n-1)/n" or "1", for messages.
+std::string_view busbw_factor_formula(Collective c);
+
 // The bounded FIFO of one connection (one channel, one sender, one receiver), as NCCL sizes it
 // (nccl_model.md §2.3, NCCL `src/include/device.h` NCCL_STEPS and `src/init.cc` buffer sizes):
 //   simple: 4 MiB buffer / 8 steps  -> 524288-B slots, all payload;

@@ -1,9 +1,8 @@
 // nccl-tests' vocabulary mapped onto collsim's: program names, data type and reduction names,
-// and the busbw factor that turns algbw into bus bandwidth.
+// (the busbw factors live with the collectives, algorithms/types.hpp).
 //
 //   collective_of_program("all_gather");      // Collective::kAllGather ("all_gather_perf")
 //   nccl_tests_type_size("bfloat16");         // 2
-//   busbw_factor(Collective::kAllReduce, 8);  // 1.75 = 2(n-1)/n
 //
 // The names are nccl-tests' own (`float`, `half`, `mulsum`); collsim's spellings (`f32`, `bf16`)
 // are accepted too, because collsim's CSV prints them.
@@ -37,13 +36,6 @@ std::optional<DataType> data_type_of(std::string_view name);
 // collsim's ReduceOp for a reduction name; nullopt for "none" and operations collsim lacks.
 std::optional<ReduceOp> reduce_op_of(std::string_view name);
 
-// busbw = algbw x busbw_factor (nccl_model.md §3, nccl-tests doc/PERFORMANCE.md):
-// 2(n-1)/n for AllReduce; (n-1)/n for ReduceScatter, AllGather, AllToAll, Gather, Scatter;
-// 1 for Broadcast, Reduce, SendRecv and Barrier.
-double busbw_factor(Collective c, int ranks);
-// The c of c(n-1)/n, or 0 where the factor is 1 whatever the rank count.
-int busbw_factor_scale(Collective c);
-// "2(n-1)/n", "(n-1)/n" or "1", for messages.
-std::string_view busbw_factor_formula(Collective c);
+
 
 }  // namespace collsim

@@ -13,5 +13,7 @@ namespace collsim {
 void register_topo(CLI::App& app);
 void register_list(CLI::App& app);
 void register_plan(CLI::App& app);
+void register_predict(CLI::App& app);
+void register_trace(CLI::App& app);
 
 }  // namespace collsim

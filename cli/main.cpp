@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   collsim::register_topo(app);
   collsim::register_list(app);
   collsim::register_plan(app);
+  collsim::register_predict(app);
+  collsim::register_trace(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,66 @@
+// `collsim trace CONFIG --op OP --bytes SIZE [--algo A] [--proto P] [--channels N]
+//  [--model sim|contention-free] -o FILE.json`: a Chrome / Perfetto trace of the simulated run
+// (simulator/trace.hpp), to open in ui.perfetto.dev or chrome://tracing.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/collective_args.hpp"
+#include "cli/commands.hpp"
+#include "simulator/trace.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+// A trace keeps every op and piece in memory and writes ~150 bytes per op; beyond this many ops
+// it stops being something a viewer can open.
+constexpr std::uint64_t kMaxTraceOps = 2'000'000;
+
+struct TraceArgs {
+  CollectiveArgs c;
+  std::string model = "sim";
+  std::string output;
+};
+
+void run_trace(const TraceArgs& a) {
+  Prepared p = prepare(a.c);
+  if (p.proto_auto) p.request.protocol = Protocol::kSimple;
+  const Schedule s = plan(p.request);
+  const std::uint64_t ops = s.total_ops();
+  if (ops > kMaxTraceOps) {
+    throw RequestError(fmt::format(
+        "a trace of {} ops is too large to view (at most {}); use a smaller --bytes, fewer "
+        "--channels or fewer --nodes",
+        ops, kMaxTraceOps));
+  }
+  std::ofstream out(a.output);
+  if (!out) throw Error(fmt::format("-o: cannot write \"{}\"", a.output));
+  TraceRecorder rec;
+  SimOptions o =
+      sim_options(p, a.model == "sim" ? SimNetwork::kMaxMin : SimNetwork::kContentionFree);
+  o.trace = &rec;
+  const Result r = simulate(s, p.topo, o);
+  write_trace(out, s, p.topo, r, rec);
+  if (!out) throw Error(fmt::format("-o: writing \"{}\" failed", a.output));
+  fmt::print("wrote {}: {} ranks, {} channels, {} ops, {:.3f} us simulated ({})\n", a.output,
+             s.rank_count(), s.channel_count(), ops, r.total.us(), nccl_kernel_name(s.info()));
+}
+
+}  // namespace
+
+void register_trace(CLI::App& app) {
+  auto args = std::make_shared<TraceArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "trace", "Write a Chrome/Perfetto trace (JSON) of one simulated collective");
+  add_collective_options(cmd, args->c);
+  cmd->add_option("--model", args->model, "sim (max-min) or contention-free")
+      ->check(CLI::IsMember({"sim", "contention-free"}));
+  cmd->add_option("-o,--output", args->output, "the trace file to write (.json)")->required();
+  cmd->callback([args] { run_trace(*args); });
+}
+
+}  // namespace collsim

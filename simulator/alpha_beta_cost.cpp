@@ -1,0 +1,70 @@
+#include "simulator/alpha_beta_cost.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace collsim {
+
+namespace {
+
+struct Hop {
+  Time alpha;
+  Bandwidth bw;
+};
+
+Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, int from, int to,
+        int channels) {
+  const Route& r = topo.route(topo.gpu_of(Rank{from}), topo.gpu_of(Rank{to}));
+  double narrowest = std::numeric_limits<double>::infinity();
+  RouteClass cls = RouteClass::kNvLink;
+  for (LinkId l : r.links) {
+    const Link& link = topo.link(l);
+    narrowest =
+        std::min(narrowest, link.bandwidth.bytes_per_second() * costs.efficiency(link.kind));
+    if (is_network(link.kind)) {
+      cls = RouteClass::kNetwork;
+    } else if (!is_nvlink_class(link.kind) && cls == RouteClass::kNvLink) {
+      cls = RouteClass::kPcie;
+    }
+  }
+  double wire = narrowest / std::max(1, channels);
+  const double cap = pc.channel_bandwidth.bytes_per_second();
+  if (cap > 0) wire = std::min(wire, cap / pc.efficiency);
+  return {topo.route_latency(r) + pc.hop_latency[static_cast<int>(cls)],
+          Bandwidth::bytes_per_second(wire * pc.efficiency)};
+}
+
+}  // namespace
+
+AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
+                              const CostParams& costs, Protocol protocol, int channels,
+                              bool hierarchical) {
+  const ProtocolCost& pc = costs.protocol(protocol);
+  AlphaBetaCost c;
+  c.reduce_bandwidth = costs.reduce_bandwidth;
+  c.copy_bandwidth = costs.copy_bandwidth;
+  c.launch = pc.launch;
+  if (comm.size() < 2) {
+    c.bandwidth = GBps(1);
+    return c;
+  }
+  const std::vector<int>& node0 = comm.ranks_of_node(0);
+  const Hop intra = node0.size() >= 2
+                        ? hop(topo, costs, pc, comm.gpu(node0[0]), comm.gpu(node0[1]), channels)
+                        : Hop{};
+  c.alpha = intra.alpha;
+  c.bandwidth = intra.bw;
+  if (comm.node_count() > 1) {
+    const Hop inter = hop(topo, costs, pc, comm.gpu(node0.back()),
+                          comm.gpu(comm.ranks_of_node(1).front()), channels);
+    c.alpha_inter = inter.alpha;
+    c.bandwidth_inter = inter.bw;
+    if (!hierarchical || node0.size() < 2) {
+      c.alpha = node0.size() >= 2 ? std::max(intra.alpha, inter.alpha) : inter.alpha;
+      c.bandwidth = node0.size() >= 2 ? std::min(intra.bw, inter.bw) : inter.bw;
+    }
+  }
+  return c;
+}
+
+}  // namespace collsim

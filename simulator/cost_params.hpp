@@ -1,0 +1,79 @@
+// The simulator's cost parameters: what a protocol, a link kind and a GPU add to the topology's
+// raw links. Every default cites NCCL's own figures (../shared/reference/nccl_model.md) or a
+// measurement; a cluster YAML overrides any of them under a top-level `costs:` key.
+//
+//   CostParams c = default_cost_params(topo);            // by the cluster's GPU architecture
+//   c.protocol(Protocol::kSimple).channel_bandwidth;     // 30 GB/s per channel on Hopper
+//   apply_cost_overrides(root.at("costs"), c);           // YAML overlay (cost_overrides.cpp)
+//
+// How each parameter enters the simulation (simulate.hpp says where):
+//  - A piece of B payload bytes puts ceil(B / efficiency) bytes on the wire (LL: 8 data bytes
+//    per 16-byte line; LL128: 120 of 128 bytes; Simple: all; nccl_model.md §2.3, theory.md §2.2).
+//  - A link carries at most bandwidth x link_efficiency wire bytes per second: the fraction of
+//    line rate that data movement reaches. NVLink: NCCL's per-link figure over the line rate
+//    (topo.h: sm90 20.6 of 25 GB/s = 0.824; measured H100 p2p 376 of 450 GB/s, nccl#1264). This
+//    is the mechanism that puts 8xH100 ring busbw at ~370 GB/s rather than 450 (nccl_model.md §6
+//    anchor 1, "~20% protocol overhead").
+//  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second.
+//  - Each piece pays its route's latency (the sum of the preset link latencies, which already
+//    encode NCCL's per-hop LL figure, see configs/dgx-h100.yaml) plus the protocol's
+//    hop_latency for the route's class: only the protocol's excess over LL, so nothing is counted
+//    twice.
+//  - launch is paid once per collective, before any rank starts (NCCL's baseLat).
+//  - Reducing B bytes delays the piece by B / reduce_bandwidth (γ); a local copy occupies its
+//    channel for B / copy_bandwidth. A zero bandwidth means "free".
+#pragma once
+
+#include <array>
+
+#include "algorithms/types.hpp"
+#include "topology/device.hpp"
+#include "topology/units.hpp"
+
+namespace collsim {
+
+class Topology;
+class ConfigNode;
+
+// Where a route runs, for the per-hop protocol latency: NVLink-class links only, some PCIe (or
+// SMP) link, or the inter-node network.
+enum class RouteClass { kNvLink, kPcie, kNetwork };
+inline constexpr int kRouteClassCount = 3;
+inline constexpr int kLinkKindCount = 8;  // LinkKind::kNvLink .. kC2c
+
+struct ProtocolCost {
+  double efficiency = 1.0;                           // payload bytes per wire byte, (0, 1]
+  std::array<Time, kRouteClassCount> hop_latency{};  // per piece, by RouteClass
+  Bandwidth channel_bandwidth;                       // payload per channel; zero = no cap
+  Time launch;                                       // once per collective
+};
+
+struct CostParams {
+  std::array<ProtocolCost, kProtocolCount> protocols{};
+  std::array<double, kLinkKindCount> link_efficiency{1, 1, 1, 1, 1, 1, 1, 1};
+  Bandwidth reduce_bandwidth;  // zero = reductions are free
+  Bandwidth copy_bandwidth;    // zero = local copies are free
+
+  ProtocolCost& protocol(Protocol p) { return protocols[static_cast<int>(p)]; }
+  const ProtocolCost& protocol(Protocol p) const { return protocols[static_cast<int>(p)]; }
+  double efficiency(LinkKind k) const { return link_efficiency[static_cast<int>(k)]; }
+};
+
+// NCCL-sourced defaults for a GPU architecture (compute capability x10: 80, 90, 100; others
+// take the nearest older one).
+CostParams default_cost_params(int sm);
+// The same for the cluster's GPU model.
+CostParams default_cost_params(const Topology& topo);
+// Parameters with nothing but the links: efficiency 1, no latency beyond the links, no channel
+// cap, no launch, free reductions and copies. The simulator then computes exactly the α-β
+// closed forms (tests compare the two).
+CostParams ideal_cost_params();
+
+// Applies a `costs:` YAML mapping on top of `params` (schema in cost_overrides.cpp and the
+// closing note of issue 4). Throws ConfigError "file:line:col: costs.x.y: ..." on unknown keys
+// or bad values.
+void apply_cost_overrides(const ConfigNode& costs, CostParams& params);
+
+std::string_view to_string(RouteClass c);
+
+}  // namespace collsim

@@ -1,0 +1,271 @@
+// The hot loop: streams advancing piece by piece (see engine.hpp and simulate.hpp for the model).
+#include "simulator/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "simulator/flow_network.hpp"
+#include "simulator/trace.hpp"
+
+namespace collsim::detail {
+
+namespace {
+
+bool is_local(OpKind k) { return k == OpKind::kCopy || k == OpKind::kReduce; }
+
+}  // namespace
+
+template <class Net>
+Result Engine<Net>::run() {
+  init_streams();
+  if constexpr (Net::kKnowsFinish) {
+    net_.emplace();
+  } else {
+    net_.emplace(link_capacity_, route_links_, queue_);
+  }
+  const Time launch = proto_.launch;
+  for (std::uint32_t sid = 0; sid < streams_.size(); ++sid) wake(sid, launch);
+  while (!queue_.empty()) {
+    peak_ = std::max(peak_, queue_.size());
+    const Event e = queue_.pop();
+    now_ = e.time();
+    if (e.kind() == EventKind::kWake) {
+      StreamState& s = streams_[e.target];
+      if (!s.wake_pending || s.wake_gen != e.gen) continue;
+      s.wake_pending = false;
+      ++events_;
+      advance(e.target);
+    } else if constexpr (!Net::kKnowsFinish) {
+      std::uint32_t cid = 0;
+      if (!net_->finish(e.target, e.gen, now_, cid)) continue;
+      ++events_;
+      flow_done(cid);
+    }
+  }
+  for (const StreamState& s : streams_) {
+    if (!s.done) report_stuck();
+  }
+  return collect();
+}
+
+template <class Net>
+void Engine<Net>::wake(std::uint32_t sid, Time t) {
+  StreamState& s = streams_[sid];
+  if (s.wake_pending && s.wake_at <= t) return;
+  s.wake_pending = true;
+  s.wake_at = t;
+  ++s.wake_gen;
+  queue_.push(t, EventKind::kWake, sid, s.wake_gen);
+}
+
+template <class Net>
+bool Engine<Net>::dependencies_met(std::uint32_t sid) {
+  StreamState& s = streams_[sid];
+  while (s.dep_next < s.dep_end && deps_[s.dep_next].op < s.completed) ++s.dep_next;
+  for (std::uint32_t d = s.dep_next; d < s.dep_end && deps_[d].op == s.completed; ++d) {
+    const Dependency& dep = deps_[d];
+    const std::uint32_t after = sid - static_cast<std::uint32_t>(dep.channel) +
+                                static_cast<std::uint32_t>(dep.after_channel);
+    if (streams_[after].completed > dep.after_op) continue;
+    waiters_[after].emplace_back(sid, dep.after_op);
+    s.dep_waiting = true;
+    return false;
+  }
+  s.dep_waiting = false;
+  return true;
+}
+
+template <class Net>
+bool Engine<Net>::begin_op(std::uint32_t sid) {
+  StreamState& s = streams_[sid];
+  if (s.completed == s.op_count) {
+    s.done = true;
+    return false;
+  }
+  if (s.dep_end > s.dep_next && !dependencies_met(sid)) return false;
+  s.op = s.cursor->op();
+  const Op& op = s.op;
+  s.active = true;
+  s.piece = 0;
+  s.op_start = std::max(now_, s.busy);
+  s.in_conn = s.out_conn = -1;
+  if (is_local(op.kind)) {
+    s.pieces = 1;
+    return true;
+  }
+  s.pieces =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (op.bytes + payload_ - 1) / payload_));
+  const int rank = static_cast<int>(sid) / channels_;
+  const int channel = static_cast<int>(sid) % channels_;
+  if (receives(op.kind)) {
+    if (op.recv_peer != s.recv_peer) {
+      s.recv_peer = op.recv_peer;
+      s.recv_conn = static_cast<std::int32_t>(connection(channel, op.recv_peer, rank));
+    }
+    s.in_conn = s.recv_conn;
+  }
+  if (sends(op.kind)) {
+    if (op.send_peer != s.send_peer) {
+      s.send_peer = op.send_peer;
+      s.send_conn = static_cast<std::int32_t>(connection(channel, rank, op.send_peer));
+    }
+    s.out_conn = s.send_conn;
+  }
+  return true;
+}
+
+template <class Net>
+void Engine<Net>::complete_op(std::uint32_t sid, Time t) {
+  StreamState& s = streams_[sid];
+  ++ops_;
+  if (trace_ != nullptr) {
+    TraceOpRecord rec;
+    rec.rank = static_cast<std::int32_t>(sid) / channels_;
+    rec.channel = static_cast<std::int32_t>(sid) % channels_;
+    rec.index = s.completed;
+    rec.op = s.op;
+    rec.start = s.op_start;
+    rec.end = t;
+    if (s.out_conn >= 0) {
+      const std::uint64_t k = conns_[s.out_conn].send_ops;
+      rec.send_flow = (static_cast<std::uint64_t>(s.out_conn) << 24 | k) + 1;
+    }
+    if (s.in_conn >= 0) {
+      const std::uint64_t k = conns_[s.in_conn].recv_ops;
+      rec.recv_flow = (static_cast<std::uint64_t>(s.in_conn) << 24 | k) + 1;
+    }
+    trace_->ops.push_back(rec);
+  }
+  if (s.out_conn >= 0) ++conns_[s.out_conn].send_ops;
+  if (s.in_conn >= 0) ++conns_[s.in_conn].recv_ops;
+  s.active = false;
+  ++s.completed;
+  s.last_done = t;
+  s.cursor->next();
+  auto& w = waiters_[sid];
+  if (!w.empty()) {
+    // Wake every stream whose dependency this completion satisfies; keep the others.
+    std::size_t keep = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      if (w[i].second < s.completed) {
+        wake(w[i].first, t);
+      } else {
+        w[keep++] = w[i];
+      }
+    }
+    w.resize(keep);
+  }
+}
+
+template <class Net>
+void Engine<Net>::consume(ConnState& c, std::uint64_t j) {
+  ++c.consumed;
+  const RouteInfo& r = routes_[c.route];
+  const Time freed = now_ + r.latency;
+  credit(c, j) = freed;  // slot of piece j serves piece j + slots
+  if (c.sender_waiting && c.posted == j + slots_) {
+    c.sender_waiting = false;
+    wake(c.sender, freed);
+  }
+}
+
+template <class Net>
+void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload) {
+  ConnState& c = conns_[cid];
+  StreamState& s = streams_[sid];
+  const std::uint64_t q = c.posted++;
+  const std::uint64_t wire =
+      wire_per_byte_ == 1.0
+          ? payload
+          : static_cast<std::uint64_t>(std::ceil(static_cast<double>(payload) * wire_per_byte_));
+  c.wire_bytes += wire;
+  ++pieces_;
+  const RouteInfo& r = routes_[c.route];
+  const Time tx = net_->start(r, wire, now_, cid);
+  if (trace_ != nullptr) {
+    c.trace_piece = static_cast<std::uint32_t>(trace_->pieces.size());
+    trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
+  }
+  if constexpr (Net::kKnowsFinish) {
+    s.busy = now_ + tx;
+    arrival(c, q) = s.busy + r.latency;
+    if (c.receiver_waiting && c.consumed == q) {
+      c.receiver_waiting = false;
+      wake(c.receiver, arrival(c, q));
+    }
+  } else {
+    arrival(c, q) = kPending;
+    s.in_flight = true;
+  }
+}
+
+template <class Net>
+void Engine<Net>::flow_done(std::uint32_t cid) {
+  ConnState& c = conns_[cid];
+  const std::uint64_t q = c.posted - 1;
+  arrival(c, q) = now_ + routes_[c.route].latency;
+  if (trace_ != nullptr) trace_->pieces[c.trace_piece].end = now_;
+  StreamState& s = streams_[c.sender];
+  s.in_flight = false;
+  s.busy = now_;
+  if (c.receiver_waiting && c.consumed == q) {
+    c.receiver_waiting = false;
+    wake(c.receiver, arrival(c, q));
+  }
+  advance(c.sender);
+}
+
+template <class Net>
+void Engine<Net>::advance(std::uint32_t sid) {
+  StreamState& s = streams_[sid];
+  while (!s.in_flight) {
+    if (!s.active && !begin_op(sid)) {
+      if (s.done) s.last_done = std::max(s.last_done, s.busy);
+      return;
+    }
+    const Op& op = s.op;
+    Time ready = std::max(now_, s.busy);
+    if (is_local(op.kind)) {
+      if (ready > now_) return wake(sid, ready);
+      const double rate = op.kind == OpKind::kCopy ? copy_rate_ : reduce_rate_;
+      s.busy = now_ + (rate > 0 ? wire_time(static_cast<double>(op.bytes), rate) : Time());
+      complete_op(sid, s.busy);
+      continue;
+    }
+    const std::uint64_t done_bytes = static_cast<std::uint64_t>(s.piece) * payload_;
+    const std::uint64_t bytes =
+        op.bytes > done_bytes ? std::min(payload_, op.bytes - done_bytes) : 0;
+    ConnState* in = s.in_conn >= 0 ? &conns_[s.in_conn] : nullptr;
+    ConnState* out = s.out_conn >= 0 ? &conns_[s.out_conn] : nullptr;
+    std::uint64_t j = 0;
+    if (in != nullptr) {
+      j = in->consumed;
+      if (j >= in->posted || arrival(*in, j) == kPending) {
+        in->receiver_waiting = true;
+        return;
+      }
+      Time at = arrival(*in, j);
+      if (reduces(op.kind) && reduce_rate_ > 0 && bytes > 0) {
+        at += wire_time(static_cast<double>(bytes), reduce_rate_);
+      }
+      ready = std::max(ready, at);
+    }
+    if (out != nullptr && out->posted >= slots_) {
+      if (out->consumed + slots_ <= out->posted) {
+        out->sender_waiting = true;
+        return;
+      }
+      ready = std::max(ready, credit(*out, out->posted));
+    }
+    if (ready > now_) return wake(sid, ready);
+    if (in != nullptr) consume(*in, j);
+    if (out != nullptr) post(sid, static_cast<std::uint32_t>(s.out_conn), bytes);
+    if (++s.piece == s.pieces) complete_op(sid, now_);
+  }
+}
+
+// The rest of the engine is instantiated in engine_setup.cpp.
+template Result Engine<AlphaBetaNetwork>::run();
+template Result Engine<FlowNetwork>::run();
+
+}  // namespace collsim::detail

@@ -1,0 +1,137 @@
+// The discrete-event executor behind simulate() (internal to simulator/).
+//
+// State is per stream (rank x channel: its cursor, current op and piece, when its channel is
+// free) and per connection (channel, sender, receiver: pieces posted and consumed, and two rings
+// of `slots` times, the arrival of each unconsumed piece and the instant each slot frees at the
+// sender). Nothing grows with the op count.
+//
+// Events are only needed where a stream must wait for a moment it cannot act before: a piece not
+// yet arrived, a slot not yet freed, its own channel still pushing, a dependency. A stream that
+// blocks on something not yet known (a piece still unsent, a slot still unconsumed) raises a flag
+// on the connection instead, and whoever makes it known wakes it at the right time. In the
+// contention-free model a bandwidth-bound ring therefore costs about one event per piece. The
+// max-min model adds one event per flow end and per re-rated flow.
+//
+// Engine<Net> is instantiated for AlphaBetaNetwork and FlowNetwork (engine.cpp,
+// engine_setup.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/schedule.hpp"
+#include "simulator/cost_params.hpp"
+#include "simulator/event_queue.hpp"
+#include "simulator/network.hpp"
+#include "simulator/simulate.hpp"
+
+namespace collsim::detail {
+
+struct StreamState {
+  std::unique_ptr<OpStream> cursor;
+  Op op;
+  std::uint64_t op_count = 0;
+  std::uint64_t completed = 0;  // ops completed (= index of the current op)
+  std::uint32_t piece = 0;      // next piece of the current op
+  std::uint32_t pieces = 0;
+  std::int32_t in_conn = -1;  // current op's connections
+  std::int32_t out_conn = -1;
+  std::int32_t send_peer = -1;  // last peers resolved, and their connections
+  std::int32_t send_conn = -1;
+  std::int32_t recv_peer = -1;
+  std::int32_t recv_conn = -1;
+  Time busy;  // when the channel finishes pushing its last piece
+  Time op_start;
+  Time last_done;  // completion of the last op
+  Time wake_at;
+  std::uint32_t wake_gen = 0;
+  std::uint32_t dep_next = 0;  // into deps_ (this stream's range)
+  std::uint32_t dep_end = 0;
+  bool active = false;     // an op is loaded
+  bool in_flight = false;  // max-min: a piece is being pushed, its end is an event
+  bool wake_pending = false;
+  bool done = false;
+  bool dep_waiting = false;
+};
+
+struct ConnState {
+  std::uint32_t route = 0;
+  std::uint32_t sender = 0;  // stream ids
+  std::uint32_t receiver = 0;
+  std::uint32_t ring = 0;  // into times_: [ring, ring+slots) arrivals, then credits
+  std::uint64_t posted = 0;
+  std::uint64_t consumed = 0;
+  std::uint64_t wire_bytes = 0;
+  std::uint32_t send_ops = 0;  // ops completed on each side (trace flow ids)
+  std::uint32_t recv_ops = 0;
+  std::uint32_t trace_piece = 0;  // max-min + trace: the recorded piece in flight
+  bool sender_waiting = false;
+  bool receiver_waiting = false;
+};
+
+template <class Net>
+class Engine {
+ public:
+  Engine(const Schedule& s, const Topology& topo, const SimOptions& o, const CostParams& costs);
+  Result run();
+
+ private:
+  // engine_setup.cpp
+  void init_streams();
+  std::uint32_t connection(int channel, int sender, int receiver);
+  std::uint32_t route_between(int from, int to);
+  Result collect();
+  [[noreturn]] void report_stuck() const;
+
+  // engine.cpp
+  void advance(std::uint32_t sid);
+  bool begin_op(std::uint32_t sid);
+  bool dependencies_met(std::uint32_t sid);
+  void complete_op(std::uint32_t sid, Time t);
+  void consume(ConnState& c, std::uint64_t j);
+  void post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload);
+  void flow_done(std::uint32_t cid);
+  void wake(std::uint32_t sid, Time t);
+  Time arrival(const ConnState& c, std::uint64_t j) const { return times_[c.ring + j % slots_]; }
+  Time& arrival(ConnState& c, std::uint64_t j) { return times_[c.ring + j % slots_]; }
+  Time& credit(ConnState& c, std::uint64_t j) { return times_[c.ring + slots_ + j % slots_]; }
+
+  const Schedule& sched_;
+  const Topology& topo_;
+  const SimOptions& opts_;
+  const CostParams& costs_;
+  const ProtocolCost& proto_;
+  TraceRecorder* trace_;
+  int ranks_;
+  int channels_;
+  std::uint64_t slots_;
+  std::uint64_t payload_;
+  double wire_per_byte_;  // 1 / protocol efficiency
+  double reduce_rate_;    // bytes/s; 0 = free
+  double copy_rate_;
+  std::vector<int> gpu_;  // schedule rank -> cluster rank
+
+  std::vector<StreamState> streams_;
+  std::vector<Dependency> deps_;  // per stream ranges (StreamState::dep_next/dep_end)
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> waiters_;  // by stream
+  std::vector<ConnState> conns_;
+  std::vector<Time> times_;
+  std::unordered_map<std::uint64_t, std::uint32_t> conn_index_;
+  std::vector<RouteInfo> routes_;
+  std::vector<std::uint32_t> route_links_;
+  std::unordered_map<std::uint64_t, std::uint32_t> route_index_;
+  std::vector<double> link_capacity_;
+
+  EventQueue queue_;
+  std::optional<Net> net_;
+  Time now_;
+  std::uint64_t events_ = 0;
+  std::uint64_t pieces_ = 0;
+  std::uint64_t ops_ = 0;
+  std::size_t peak_ = 0;
+};
+
+}  // namespace collsim::detail

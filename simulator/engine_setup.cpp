@@ -1,0 +1,238 @@
+// Engine set-up and tear-down: streams, connections and routes (built once, never per piece),
+// the result, and the report of a schedule that cannot finish. Also simulate() itself.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "simulator/engine.hpp"
+#include "simulator/flow_network.hpp"
+#include "simulator/trace.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace detail {
+
+template <class Net>
+Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o,
+                    const CostParams& costs)
+    : sched_(s),
+      topo_(topo),
+      opts_(o),
+      costs_(costs),
+      proto_(costs.protocol(s.info().protocol)),
+      trace_(o.trace),
+      ranks_(s.rank_count()),
+      channels_(s.channel_count()),
+      slots_(static_cast<std::uint64_t>(std::max(1, s.info().fifo.slots))),
+      payload_(std::max<std::uint64_t>(1, s.info().fifo.slot_payload)),
+      wire_per_byte_(1.0 / proto_.efficiency),
+      reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
+      copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
+  gpu_ = o.placement;
+  if (gpu_.empty()) {
+    for (int r = 0; r < ranks_; ++r) gpu_.push_back(r);
+  }
+  if (static_cast<int>(gpu_.size()) != ranks_) {
+    throw RequestError(
+        fmt::format("placement names {} ranks but the schedule has {}", gpu_.size(), ranks_));
+  }
+  for (int g : gpu_) {
+    if (g < 0 || g >= topo.rank_count()) {
+      throw RequestError(fmt::format("the schedule needs {} ranks but {} has {} GPUs", ranks_,
+                                     topo.name(), topo.rank_count()));
+    }
+  }
+  link_capacity_.reserve(topo.links().size());
+  for (const Link& l : topo.links()) {
+    link_capacity_.push_back(l.bandwidth.bytes_per_second() * costs.efficiency(l.kind));
+  }
+}
+
+template <class Net>
+void Engine<Net>::init_streams() {
+  const std::size_t n = static_cast<std::size_t>(ranks_) * static_cast<std::size_t>(channels_);
+  streams_.resize(n);
+  waiters_.resize(n);
+  for (int r = 0; r < ranks_; ++r) {
+    std::vector<Dependency> deps = sched_.dependencies(r);
+    std::stable_sort(deps.begin(), deps.end(), [](const Dependency& a, const Dependency& b) {
+      return a.channel != b.channel ? a.channel < b.channel : a.op < b.op;
+    });
+    std::size_t d = 0;
+    for (int c = 0; c < channels_; ++c) {
+      StreamState& s = streams_[static_cast<std::size_t>(r) * channels_ + c];
+      s.cursor = sched_.source()->stream(r, c);
+      s.op_count = s.cursor->size();
+      s.dep_next = static_cast<std::uint32_t>(deps_.size());
+      while (d < deps.size() && deps[d].channel == c) deps_.push_back(deps[d++]);
+      s.dep_end = static_cast<std::uint32_t>(deps_.size());
+    }
+  }
+}
+
+template <class Net>
+std::uint32_t Engine<Net>::route_between(int from, int to) {
+  const std::uint64_t key = static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to);
+  auto it = route_index_.find(key);
+  if (it != route_index_.end()) return it->second;
+  const Route& route = topo_.route(topo_.gpu_of(Rank{from}), topo_.gpu_of(Rank{to}));
+  RouteInfo info;
+  info.first_link = static_cast<std::uint32_t>(route_links_.size());
+  info.link_count = static_cast<std::uint32_t>(route.links.size());
+  RouteClass cls = RouteClass::kNvLink;
+  double bottleneck = std::numeric_limits<double>::infinity();
+  for (LinkId l : route.links) {
+    const Link& link = topo_.link(l);
+    route_links_.push_back(static_cast<std::uint32_t>(l.value));
+    info.latency += link.latency;
+    bottleneck = std::min(bottleneck, link_capacity_[l.value]);
+    if (is_network(link.kind)) {
+      cls = RouteClass::kNetwork;
+    } else if (!is_nvlink_class(link.kind) && cls == RouteClass::kNvLink) {
+      cls = RouteClass::kPcie;
+    }
+  }
+  info.latency += proto_.hop_latency[static_cast<int>(cls)];
+  const double cap = proto_.channel_bandwidth.bytes_per_second();
+  info.cap = cap > 0 ? cap * wire_per_byte_ : std::numeric_limits<double>::infinity();
+  info.rate = std::min(bottleneck, info.cap);
+  const auto id = static_cast<std::uint32_t>(routes_.size());
+  routes_.push_back(info);
+  if (trace_ != nullptr) trace_->routes.push_back(route.links);
+  route_index_.emplace(key, id);
+  return id;
+}
+
+template <class Net>
+std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
+  const std::uint64_t n = static_cast<std::uint64_t>(ranks_);
+  const std::uint64_t key =
+      (static_cast<std::uint64_t>(channel) * n + static_cast<std::uint64_t>(sender)) * n +
+      static_cast<std::uint64_t>(receiver);
+  auto it = conn_index_.find(key);
+  if (it != conn_index_.end()) return it->second;
+  ConnState c;
+  c.route = route_between(gpu_[sender], gpu_[receiver]);
+  c.sender = static_cast<std::uint32_t>(sender * channels_ + channel);
+  c.receiver = static_cast<std::uint32_t>(receiver * channels_ + channel);
+  c.ring = static_cast<std::uint32_t>(times_.size());
+  times_.resize(times_.size() + 2 * slots_);
+  const auto id = static_cast<std::uint32_t>(conns_.size());
+  conns_.push_back(c);
+  conn_index_.emplace(key, id);
+  return id;
+}
+
+template <class Net>
+Result Engine<Net>::collect() {
+  Result r;
+  r.rank_finish.assign(static_cast<std::size_t>(ranks_), proto_.launch);
+  for (std::size_t sid = 0; sid < streams_.size(); ++sid) {
+    Time& f = r.rank_finish[sid / static_cast<std::size_t>(channels_)];
+    f = std::max(f, streams_[sid].last_done);
+  }
+  for (Time t : r.rank_finish) r.total = std::max(r.total, t);
+  std::vector<std::uint64_t> bytes(topo_.links().size(), 0);
+  for (const ConnState& c : conns_) {
+    const RouteInfo& ri = routes_[c.route];
+    for (std::uint32_t i = 0; i < ri.link_count; ++i)
+      bytes[route_links_[ri.first_link + i]] += c.wire_bytes;
+  }
+  const double seconds = r.total.seconds();
+  for (std::size_t l = 0; l < bytes.size(); ++l) {
+    if (bytes[l] == 0) continue;
+    LinkUsage u;
+    u.link = LinkId{static_cast<std::int32_t>(l)};
+    u.bytes = bytes[l];
+    u.busy_fraction =
+        seconds > 0 ? static_cast<double>(bytes[l]) / (link_capacity_[l] * seconds) : 0;
+    if (r.bottleneck < 0 || u.busy_fraction > r.links[r.bottleneck].busy_fraction) {
+      r.bottleneck = static_cast<int>(r.links.size());
+    }
+    r.links.push_back(u);
+  }
+  r.events = events_;
+  r.pieces = pieces_;
+  r.ops = ops_;
+  r.peak_pending_events = peak_;
+  if (trace_ != nullptr) trace_->link_capacity = link_capacity_;
+  return r;
+}
+
+template <class Net>
+void Engine<Net>::report_stuck() const {
+  std::vector<std::string> lines;
+  int stuck = 0;
+  std::vector<int> ranks;
+  for (std::size_t sid = 0; sid < streams_.size(); ++sid) {
+    const StreamState& s = streams_[sid];
+    if (s.done) continue;
+    ++stuck;
+    const int rank = static_cast<int>(sid) / channels_;
+    if (ranks.empty() || ranks.back() != rank) ranks.push_back(rank);
+    if (lines.size() >= 8) continue;
+    const int ch = static_cast<int>(sid) % channels_;
+    std::string why;
+    if (!s.active) {
+      why = "waits for a dependency on another channel";
+    } else if (s.in_conn >= 0 && conns_[s.in_conn].receiver_waiting) {
+      const ConnState& c = conns_[s.in_conn];
+      why = fmt::format("waits for piece {} from rank {}, which has sent {}", c.consumed,
+                        s.op.recv_peer, c.posted);
+    } else if (s.out_conn >= 0 && conns_[s.out_conn].sender_waiting) {
+      why = fmt::format("waits for a free slot to rank {} ({} pieces unconsumed)", s.op.send_peer,
+                        slots_);
+    } else {
+      why = "cannot proceed";
+    }
+    const std::string what = s.active
+                                 ? fmt::format("op {} ({})", s.completed, describe(s.op))
+                                 : fmt::format("op {} ({})", s.completed, describe(s.cursor->op()));
+    lines.push_back(fmt::format("rank {} channel {} {} {}", rank, ch, what, why));
+  }
+  std::string msg = fmt::format("schedule cannot finish: {} stream(s) on rank(s) ", stuck);
+  for (std::size_t i = 0; i < ranks.size() && i < 16; ++i) {
+    msg += fmt::format("{}{}", i == 0 ? "" : ",", ranks[i]);
+  }
+  if (ranks.size() > 16) msg += fmt::format(",... ({} ranks)", ranks.size());
+  msg += " are stuck";
+  for (const std::string& l : lines) msg += "\n  " + l;
+  if (stuck > static_cast<int>(lines.size())) {
+    msg += fmt::format("\n  ... and {} more", stuck - static_cast<int>(lines.size()));
+  }
+  throw ScheduleError(msg);
+}
+
+// Members defined here; run() and the hot loop are instantiated in engine.cpp.
+#define COLLSIM_INSTANTIATE(Net)                                                    \
+  template Engine<Net>::Engine(const Schedule&, const Topology&, const SimOptions&, \
+                               const CostParams&);                                  \
+  template void Engine<Net>::init_streams();                                        \
+  template std::uint32_t Engine<Net>::connection(int, int, int);                    \
+  template std::uint32_t Engine<Net>::route_between(int, int);                      \
+  template Result Engine<Net>::collect();                                           \
+  template void Engine<Net>::report_stuck() const;
+COLLSIM_INSTANTIATE(AlphaBetaNetwork)
+COLLSIM_INSTANTIATE(FlowNetwork)
+#undef COLLSIM_INSTANTIATE
+
+}  // namespace detail
+
+std::string_view to_string(SimNetwork n) {
+  return n == SimNetwork::kContentionFree ? "contention-free" : "max-min";
+}
+
+Result simulate(const Schedule& s, const Topology& topo, const SimOptions& options) {
+  const CostParams costs = options.costs ? *options.costs : default_cost_params(topo);
+  if (options.network == SimNetwork::kContentionFree) {
+    detail::Engine<detail::AlphaBetaNetwork> e(s, topo, options, costs);
+    return e.run();
+  }
+  detail::Engine<detail::FlowNetwork> e(s, topo, options, costs);
+  return e.run();
+}
+
+}  // namespace collsim

@@ -1,0 +1,56 @@
+// The two network models behind one interface (internal to simulator/).
+//
+// The engine (engine.hpp) is a template over the network model, so the hot loop makes no virtual
+// call; both models provide
+//   static constexpr bool kKnowsFinish;
+//   // Starts pushing `wire_bytes` over `route` at `now` for connection `owner`.
+//   // Contention-free: returns the transmission time (known at once, no event).
+//   // Max-min: returns kPending; a kFlowDone event later reports the end (finish()).
+//   Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time now, std::uint32_t owner);
+// The contract test (tests/simulator/network_contract_test.cpp) runs the same schedules through
+// both and requires identical times wherever no link is shared.
+//
+//   RouteInfo r{...};                         // built once per GPU pair by the engine
+//   Time tx = AlphaBetaNetwork{}.start(r, 1 << 20, now, conn);
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "topology/units.hpp"
+
+namespace collsim::detail {
+
+// One directed GPU-to-GPU route as the hot loop needs it, computed once per pair.
+struct RouteInfo {
+  std::uint32_t first_link = 0;  // into the engine's flat array of link indices
+  std::uint32_t link_count = 0;
+  Time latency;     // link latencies + the protocol's per-hop excess
+  double rate = 0;  // contention-free wire rate, bytes/s: min(bottleneck, cap)
+  double cap = 0;   // the channel cap in wire bytes/s (infinity: none)
+};
+
+inline constexpr Time kPending = Time::max();
+
+// Picoseconds to stream `bytes` at `rate` bytes/s, rounded up (as transfer_time() does).
+inline Time wire_time(double bytes, double rate) {
+  if (bytes <= 0) return Time();
+  const long double ps = static_cast<long double>(bytes) * 1e12L / static_cast<long double>(rate);
+  if (ps >= static_cast<long double>(std::numeric_limits<std::int64_t>::max() / 2)) {
+    return Time::from_ps(std::numeric_limits<std::int64_t>::max() / 2);
+  }
+  return Time::from_ps(static_cast<std::int64_t>(std::ceil(ps)));
+}
+
+// Contention-free α-β: every transfer streams at its route's bottleneck rate.
+class AlphaBetaNetwork {
+ public:
+  static constexpr bool kKnowsFinish = true;
+  Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time /*now*/,
+             std::uint32_t /*owner*/) {
+    return wire_time(static_cast<double>(wire_bytes), route.rate);
+  }
+};
+
+}  // namespace collsim::detail

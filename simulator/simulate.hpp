@@ -1,0 +1,85 @@
+// The simulator: executes a Schedule on a Topology and says how long it takes, where the time
+// goes and which link is the bottleneck.
+//
+//   Topology topo = load_topology("dgx-h100");
+//   Schedule s = plan(request);                           // algorithms/registry.hpp
+//   SimOptions o;                                         // max-min network, NCCL-like costs
+//   Result r = simulate(s, topo, o);
+//   r.total.us();  r.links[r.bottleneck].busy_fraction;  r.events;
+//
+// Execution follows the IR contract of algorithms/schedule.hpp unchanged: every (rank, channel)
+// runs its ops in order, channels run concurrently, dependencies are honoured, and every send is
+// cut into pieces of one FIFO slot that flow through the connection's bounded FIFO (a sender
+// stalls while `slots` of its pieces are unconsumed). The timing model on top of it:
+//  - Launch: every stream starts at the protocol's launch overhead (cost_params.hpp).
+//  - A channel pushes one piece at a time: piece j of a connection starts when the channel has
+//    finished pushing its previous piece, the piece's input has arrived (fused ops) plus its
+//    reduction delay (bytes / reduce_bandwidth), and the FIFO has a free slot; it reaches the
+//    receiver `latency` after its last byte leaves (cut-through: route latency + the protocol's
+//    per-hop excess). Latency therefore overlaps across pieces in flight, as LogGP has it
+//    (theory.md §1.5, §2.1); bandwidth does not.
+//  - A receiver consumes a piece when it acts on it (a recv at arrival; a fused op when it
+//    forwards it); the freed slot is visible to the sender one connection latency later.
+//  - Local copy and reduce ops occupy their channel for bytes / copy (reduce) bandwidth.
+//  - Network (SimNetwork):
+//      kContentionFree: a piece streams at its route's bottleneck rate (link bandwidth x
+//        link_efficiency, wire bytes), capped by the channel's bandwidth; links are never shared.
+//        The fast path, and exactly the α-β closed forms on a uniform topology
+//        (algorithms/estimate.hpp).
+//      kMaxMin: pieces in flight are flows; flows crossing a directed link share it max-min
+//        fairly (each also capped by its channel), rates recomputed when a flow starts or ends
+//        (flow_network.hpp). NIC injection, NVSwitch ports, PCIe switches and fat-tree uplinks
+//        are links like any other.
+// A schedule that cannot finish (a recv whose send never comes, a FIFO that never drains, a
+// dependency cycle) ends with a ScheduleError naming the stuck ranks, channels and ops, never a
+// hang. Memory grows with ranks x channels (streams and connections), not with the op count:
+// ops are read through the IR cursors. Same input, same output, bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/schedule.hpp"
+#include "simulator/cost_params.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+enum class SimNetwork { kContentionFree, kMaxMin };
+std::string_view to_string(SimNetwork n);  // "contention-free", "max-min"
+
+class TraceRecorder;
+
+struct SimOptions {
+  SimNetwork network = SimNetwork::kMaxMin;
+  std::optional<CostParams> costs;  // default: default_cost_params(topology)
+  // Cluster rank (index into Topology::gpus()) of each schedule rank; empty: rank r on
+  // cluster rank r. Communicator::gpu(r) gives it for a communicator.
+  std::vector<int> placement;
+  TraceRecorder* trace = nullptr;  // records op slices and pieces when set (trace.hpp)
+};
+
+struct LinkUsage {
+  LinkId link;
+  std::uint64_t bytes = 0;   // wire bytes carried
+  double busy_fraction = 0;  // bytes / (bandwidth x link_efficiency x total time)
+};
+
+struct Result {
+  Time total;                     // the last rank's finish, launch included
+  std::vector<Time> rank_finish;  // per schedule rank
+  std::vector<LinkUsage> links;   // every link that carried bytes, by link id
+  int bottleneck = -1;            // index into links: highest busy fraction, lowest id on ties
+  std::uint64_t events = 0;       // events processed
+  std::uint64_t pieces = 0;       // FIFO pieces sent
+  std::uint64_t ops = 0;          // ops executed
+  std::size_t peak_pending_events = 0;
+};
+
+// Throws ScheduleError for a schedule that cannot finish or whose placement does not fit the
+// topology (RequestError), ConfigError if two placed ranks cannot reach each other.
+Result simulate(const Schedule& s, const Topology& topo, const SimOptions& options = {});
+
+}  // namespace collsim
