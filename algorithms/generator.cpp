@@ -94,7 +94,8 @@ std::vector<int> ring_order(const Communicator& comm, int channel) {
   for (int node = 0; node < comm.node_count(); ++node) {
     const std::vector<int>& ranks = comm.ranks_of_node(node);
     const int g = static_cast<int>(ranks.size());
-    const int start = channel % g;
+    // A reversed chain [s, s+1, ..., s-1] enters the node at s-1, hence s = c + 1 when odd.
+    const int start = (channel + (channel % 2)) % g;
     for (int j = 0; j < g; ++j) order.push_back(ranks[(start + j) % g]);
   }
   if (channel % 2 == 1) std::reverse(order.begin(), order.end());

@@ -69,9 +69,11 @@ class GeneratedSource : public OpSource {
 };
 
 // The ring order (ranks by position) used by request channel `c`: nodes in order, each node's
-// ranks consecutively starting at local rank c mod (ranks on the node), so different channels
-// cross between nodes on different GPUs (rails), and reversed on odd channels, so channel pairs
-// use both directions of every link. NCCL searches its rings on the topology
+// ranks consecutively, reversed on odd channels so that channel pairs use both directions of
+// every link. The rotation is chosen so that channel c enters every node at local rank
+// c mod (ranks on the node): even channels start there, odd ones (reversed) end there. With one
+// NIC per GPU, channel c then crosses between nodes on rail c, as NCCL pairs channel i with
+// NIC i, and any channel count spreads evenly over the rails. NCCL searches its rings on the topology
 // (`src/graph/search.cc`) and also varies them per channel; without a topology this rotation is
 // our stand-in.
 std::vector<int> ring_order(const Communicator& comm, int channel);

@@ -45,6 +45,7 @@ struct NodeSpec {
 
 struct NetworkSpec {
   NetworkKind kind = NetworkKind::kNone;
+  bool pxn = false;
   Time latency;
   int nodes_per_leaf = 0;
   int spines = 0;
@@ -185,7 +186,7 @@ NodeSpec parse_node(const ConfigNode& c) {
 }
 
 NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) {
-  c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription"});
+  c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription", "pxn"});
   NetworkSpec n;
   const std::string kind = c.at("topology").as_choice(
       {"single_switch", "fat_tree", "rail_optimized"}, "network topology");
@@ -193,6 +194,12 @@ NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) 
            : kind == "fat_tree"    ? NetworkKind::kFatTree
                                    : NetworkKind::kRailOptimized;
   if (node.nics == 0) c.fail("the nodes have no NICs to attach (node.nics.count is 0)");
+  // PXN is NCCL's default (NCCL_PXN_DISABLE=0) and matters where NICs sit on separate rails.
+  n.pxn = n.kind == NetworkKind::kRailOptimized;
+  if (auto pxn = c.get("pxn")) {
+    if (n.kind != NetworkKind::kRailOptimized) pxn->fail("only rail_optimized networks have rails");
+    n.pxn = pxn->as_bool();
+  }
   if (n.kind == NetworkKind::kSingleSwitch) {
     // NICs plug into the one switch; the NIC links' latency covers the whole path.
     for (const char* key : {"latency", "nodes_per_leaf", "spines", "oversubscription"}) {
@@ -275,6 +282,7 @@ void build_node(TopologyBuilder& b, int n, const NodeSpec& s, int model,
 void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const NetworkSpec& net,
                    const std::vector<DeviceId>& nics) {
   b.set_network_kind(net.kind);
+  b.set_pxn(net.pxn);
   auto nic = [&](int node, int i) { return nics[static_cast<std::size_t>(node) * s.nics + i]; };
   if (net.kind == NetworkKind::kSingleSwitch) {
     const DeviceId sw = b.add_device(DeviceKind::kSwitch, "switch0", -1);

@@ -13,6 +13,9 @@
 //     destination-mod-k routing, which spreads traffic deterministically over the spines
 //     (Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic for Shift Permutations on Real
 //     Life Fat Trees", 2010).
+//  4. PXN: on rail-optimized networks a GPU whose own NIC is on another rail than the
+//     destination's NIC hands the data over NVLink to the GPU that owns the NIC on the
+//     destination's rail, which sends it (see pxn_first_leg).
 // Ties in 1 break on lower total latency, then on lower link id.
 #include <algorithm>
 #include <deque>
@@ -124,6 +127,31 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic) const {
   return r;
 }
 
+// Rule 4 (PXN): when the source GPU's own NIC is on another rail than the destination NIC, and
+// the source node has a NIC on the destination's rail whose GPU it reaches over NVLink, the
+// first leg is GPU -> (NVLink) -> that GPU -> its NIC. Empty when PXN does not apply.
+Route Topology::pxn_first_leg(DeviceId gpu, DeviceId dst_nic, DeviceId& via_nic) const {
+  if (!pxn_ || devices_[gpu.value].kind != DeviceKind::kGpu) return Route{};
+  const auto own = nic_of(gpu);
+  const int node = devices_[gpu.value].node;
+  const int rail = devices_[dst_nic.value].local_index;
+  if (!own || node < 0 || rail >= static_cast<int>(node_nics_[node].size())) return Route{};
+  const DeviceId rail_nic = node_nics_[node][rail];
+  if (rail_nic == *own) return Route{};
+  const auto proxy = nic_owner_[rail_nic.value];
+  if (!proxy || *proxy == gpu) return Route{};
+  Route leg = intra_route(gpu, *proxy);
+  const bool nvlink = !leg.empty() && std::all_of(leg.links.begin(), leg.links.end(), [&](LinkId l) {
+    return is_nvlink_class(links_[l.value].kind);
+  });
+  if (!nvlink) return Route{};
+  const Route to_nic = intra_route(*proxy, rail_nic);
+  if (to_nic.empty()) return Route{};
+  leg.links.insert(leg.links.end(), to_nic.links.begin(), to_nic.links.end());
+  via_nic = rail_nic;
+  return leg;
+}
+
 Route Topology::find_route(DeviceId from, DeviceId to) const {
   if (from == to) return Route{};
   Route direct = intra_route(from, to);
@@ -134,7 +162,7 @@ Route Topology::find_route(DeviceId from, DeviceId to) const {
     if (devices_[d.value].kind == DeviceKind::kGpu) return nic_of(d);
     return std::nullopt;
   };
-  const auto src_nic = nic_for(from);
+  auto src_nic = nic_for(from);
   const auto dst_nic = nic_for(to);
   auto fail = [&](std::string_view why) -> Route {
     throw ConfigError(fmt::format("no route from {} to {}: {}", devices_[from.value].name,
@@ -148,7 +176,13 @@ Route Topology::find_route(DeviceId from, DeviceId to) const {
     if (part.empty()) fail(what);
     r.links.insert(r.links.end(), part.links.begin(), part.links.end());
   };
-  if (from != *src_nic) append(intra_route(from, *src_nic), "its NIC is unreachable");
+  DeviceId via_nic = *src_nic;
+  if (const Route pxn = pxn_first_leg(from, *dst_nic, via_nic); !pxn.empty()) {
+    append(pxn, "");
+    src_nic = via_nic;
+  } else if (from != *src_nic) {
+    append(intra_route(from, *src_nic), "its NIC is unreachable");
+  }
   if (*src_nic != *dst_nic) {
     append(network_route(*src_nic, *dst_nic), "the network does not connect their NICs");
   }

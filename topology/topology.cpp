@@ -60,7 +60,9 @@ void Topology::assign_nics() {
   for (const Device& d : devices_) {
     if (d.kind == DeviceKind::kNic) nic_index_[d.id.value] = nic_count++;
   }
-  std::vector<std::vector<DeviceId>> node_nics(node_gpus_.size());
+  node_nics_.assign(node_gpus_.size(), {});
+  nic_owner_.assign(devices_.size(), std::nullopt);
+  auto& node_nics = node_nics_;
   for (const Device& d : devices_) {
     if (d.kind == DeviceKind::kNic && d.node >= 0) node_nics[d.node].push_back(d.id);
   }
@@ -88,6 +90,10 @@ void Topology::assign_nics() {
       if (nearest.empty()) continue;
       gpu_nic_[g.value] = nearest[devices_[g.value].local_index % nearest.size()];
     }
+  }
+  for (const Device& d : devices_) {
+    const auto nic = gpu_nic_[d.id.value];
+    if (nic && !nic_owner_[nic->value]) nic_owner_[nic->value] = d.id;
   }
 }
 

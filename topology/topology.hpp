@@ -43,6 +43,10 @@ class Topology {
 
   const std::string& name() const { return name_; }
   NetworkKind network_kind() const { return network_kind_; }
+  // PXN (NCCL >= 2.12, NCCL_PXN_DISABLE=0): a GPU sends to another node through the NIC on the
+  // destination's rail, reaching it over NVLink through the GPU that owns that NIC, so that
+  // cross-rail traffic stays off the spines (theory.md §2.3 item 3, [S19]).
+  bool pxn() const { return pxn_; }
 
   // Devices and links, indexed by their ids (dense, from 0).
   const std::vector<Device>& devices() const { return devices_; }
@@ -95,12 +99,14 @@ class Topology {
   Route find_route(DeviceId from, DeviceId to) const;      // uncached; route.cpp
   Route intra_route(DeviceId from, DeviceId to) const;
   Route network_route(DeviceId from_nic, DeviceId to_nic) const;
+  Route pxn_first_leg(DeviceId gpu, DeviceId dst_nic, DeviceId& via_nic) const;
 
   struct Graph;  // Boost.Graph adjacency list, private to topology/
   struct RouteCache;
 
   std::string name_;
   NetworkKind network_kind_ = NetworkKind::kNone;
+  bool pxn_ = false;
   std::vector<Device> devices_;
   std::vector<Link> links_;
   std::vector<GpuModel> models_;  // indexed by Device::model
@@ -108,6 +114,8 @@ class Topology {
   std::vector<DeviceId> rank_gpu_;
   std::vector<std::optional<DeviceId>> gpu_nic_;  // indexed by device id (GPUs only)
   std::vector<int> nic_index_;  // indexed by device id: position among all NICs (-1 otherwise)
+  std::vector<std::vector<DeviceId>> node_nics_;  // per node, by local index
+  std::vector<std::optional<DeviceId>> nic_owner_;  // per device id (NICs): the GPU it serves
   std::unique_ptr<Graph> graph_;
   std::unique_ptr<RouteCache> routes_;
 };

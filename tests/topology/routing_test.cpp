@@ -2,7 +2,9 @@
 // spine spreading, and the link kinds a cross-node route crosses in order.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
@@ -57,8 +59,22 @@ TEST(Routing, RailLocalNicAndKindsInOrder) {
   EXPECT_EQ(kinds(t, r), (std::vector<std::string>{"pcie", "pcie", "ib", "ib", "pcie", "pcie"}));
 }
 
-TEST(Routing, CrossRailTrafficCrossesTheSpine) {
+TEST(Routing, PxnKeepsCrossRailTrafficOnTheDestinationRail) {
   const Topology t = load_topology("h100-2node-ib");
+  ASSERT_TRUE(t.pxn());
+  // GPU 0 hands the data over NVLink to GPU 1, whose NIC is on the destination's rail.
+  const Route& r = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
+  EXPECT_EQ(hops(t, r), (std::vector<std::string>{"node0/nvswitch", "node0/gpu1", "node0/pcie0",
+                                                  "node0/nic1", "su0/rail1", "node1/nic1",
+                                                  "node1/pcie0", "node1/gpu1"}));
+}
+
+TEST(Routing, WithoutPxnCrossRailTrafficCrossesTheSpine) {
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/h100-2node-ib.yaml");
+  std::stringstream yaml;
+  yaml << in.rdbuf() << "  pxn: false\n";
+  const Topology t = parse_topology(yaml.str(), "no-pxn.yaml");
+  ASSERT_FALSE(t.pxn());
   const Route& r = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
   EXPECT_EQ(kinds(t, r), (std::vector<std::string>{"pcie", "pcie", "ib", "ib", "ib", "ib",
                                                    "pcie", "pcie"}));
