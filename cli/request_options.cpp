@@ -3,12 +3,19 @@
 #include <fmt/format.h>
 
 #include "algorithms/communicator.hpp"
+#include "simulator/cost_params.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 
 namespace collsim {
 
-Topology RequestOptions::load() const { return load_topology(config, LoadOptions{nodes}); }
+Topology load_cluster(const std::string& config, std::optional<int> nodes) {
+  Topology topo = load_topology(config, LoadOptions{nodes});
+  (void)cost_params(topo);  // validates the overrides; the simulator applies them itself
+  return topo;
+}
+
+Topology RequestOptions::load() const { return load_cluster(config, nodes); }
 
 Request RequestOptions::request(const Topology& topo) const {
   Request r;

@@ -18,6 +18,10 @@
 
 namespace collsim {
 
+// Loads CONFIG (a file or preset) with --nodes applied and checks its `costs:` overrides at
+// once, so every mistake in the file surfaces when it is loaded, whatever the command.
+Topology load_cluster(const std::string& config, std::optional<int> nodes);
+
 struct RequestOptions {
   std::string config;
   std::optional<int> nodes;

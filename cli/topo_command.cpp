@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/request_options.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 #include "topology/summary.hpp"
@@ -78,7 +79,7 @@ void print_json(const TopologySummary& s) {
 }
 
 void run_topo(const TopoArgs& a) {
-  const Topology topo = load_topology(a.config, LoadOptions{a.nodes});
+  const Topology topo = load_cluster(a.config, a.nodes);
   const TopologySummary s = summarize(topo);
   if (a.format == "json") {
     print_json(s);

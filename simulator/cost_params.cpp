@@ -104,6 +104,12 @@ CostParams default_cost_params(const Topology& topo) {
   return default_cost_params(topo.gpu_model().sm);
 }
 
+CostParams cost_params(const Topology& topo) {
+  CostParams c = default_cost_params(topo);
+  if (const ConfigNode* costs = topo.cost_overrides()) apply_cost_overrides(*costs, c);
+  return c;
+}
+
 CostParams ideal_cost_params() {
   CostParams c;
   for (ProtocolCost& p : c.protocols) p = ProtocolCost{};

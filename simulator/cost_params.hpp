@@ -64,6 +64,9 @@ struct CostParams {
 CostParams default_cost_params(int sm);
 // The same for the cluster's GPU model.
 CostParams default_cost_params(const Topology& topo);
+// The cluster's parameters: the defaults for its GPU with its config's `costs:` overrides applied
+// (ConfigError, located in the config, on a bad override). What the simulator uses by default.
+CostParams cost_params(const Topology& topo);
 // Parameters with nothing but the links: efficiency 1, no latency beyond the links, no channel
 // cap, no launch, free reductions and copies. The simulator then computes exactly the α-β
 // closed forms (tests compare the two).

@@ -226,7 +226,7 @@ std::string_view to_string(SimNetwork n) {
 }
 
 Result simulate(const Schedule& s, const Topology& topo, const SimOptions& options) {
-  const CostParams costs = options.costs ? *options.costs : default_cost_params(topo);
+  const CostParams costs = options.costs ? *options.costs : cost_params(topo);
   if (options.network == SimNetwork::kContentionFree) {
     detail::Engine<detail::AlphaBetaNetwork> e(s, topo, options, costs);
     return e.run();

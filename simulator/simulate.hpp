@@ -54,7 +54,7 @@ class TraceRecorder;
 
 struct SimOptions {
   SimNetwork network = SimNetwork::kMaxMin;
-  std::optional<CostParams> costs;  // default: default_cost_params(topology)
+  std::optional<CostParams> costs;  // default: cost_params(topology), the config's
   // Cluster rank (index into Topology::gpus()) of each schedule rank; empty: rank r on
   // cluster rank r. Communicator::gpu(r) gives it for a communicator.
   std::vector<int> placement;

@@ -33,6 +33,7 @@ class TopologyBuilder {
   LinkId add_cable(DeviceId a, DeviceId b, LinkKind kind, Bandwidth bw, Time latency);
   void set_network_kind(NetworkKind kind) { topo_.network_kind_ = kind; }
   void set_pxn(bool on) { topo_.pxn_ = on; }
+  void set_cost_overrides(std::shared_ptr<const ConfigNode> costs) { topo_.costs_ = std::move(costs); }
   // Rank order; by default node-major (node 0's GPUs in local order, then node 1's...).
   void set_ranks(std::vector<DeviceId> gpus) { ranks_ = std::move(gpus); }
 

@@ -29,7 +29,7 @@ const std::vector<std::string> kLinkKindNames = {"nvlink", "nvswitch", "pcie", "
 
 Topology build_explicit(const ConfigNode& root, const std::string& default_name,
                         const LoadOptions& options) {
-  root.allow_keys({"name", "description", "devices", "links", "ranks"});
+  root.allow_keys({"name", "description", "devices", "links", "ranks", "costs"});
   if (options.nodes) {
     root.fail("--nodes applies to templated configs only; this one lists its devices");
   }
@@ -112,6 +112,7 @@ Topology build_explicit(const ConfigNode& root, const std::string& default_name,
     any_gpu = any_gpu || b.device(DeviceId{static_cast<std::int32_t>(i)}).kind == DeviceKind::kGpu;
   }
   if (!any_gpu) devices.fail("expected at least one device of kind gpu");
+  if (auto costs = root.get("costs")) b.set_cost_overrides(std::make_shared<ConfigNode>(*costs));
   return std::move(b).build();
 }
 

@@ -320,7 +320,7 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
 
 Topology build_templated(const ConfigNode& root, const std::string& default_name,
                          const LoadOptions& options) {
-  root.allow_keys({"name", "description", "nodes", "node", "network"});
+  root.allow_keys({"name", "description", "nodes", "node", "network", "costs"});
   const std::string name = root.has("name") ? root.at("name").as_string() : default_name;
   const int nodes =
       options.nodes ? *options.nodes : static_cast<int>(root.at("nodes").as_int(1, kMaxNodes));
@@ -342,6 +342,7 @@ Topology build_templated(const ConfigNode& root, const std::string& default_name
   std::vector<DeviceId> domain_switch, nics;
   for (int n = 0; n < nodes; ++n) build_node(b, n, node, model, domain_switch, nics);
   if (net.kind != NetworkKind::kNone) build_network(b, nodes, node, net, nics);
+  if (auto costs = root.get("costs")) b.set_cost_overrides(std::make_shared<ConfigNode>(*costs));
   return std::move(b).build();
 }
 

@@ -34,6 +34,7 @@ enum class NetworkKind { kNone, kSingleSwitch, kFatTree, kRailOptimized, kExplic
 std::string_view to_string(NetworkKind k);
 
 class TopologyBuilder;
+class ConfigNode;
 
 class Topology {
  public:
@@ -47,6 +48,9 @@ class Topology {
   // destination's rail, reaching it over NVLink through the GPU that owns that NIC, so that
   // cross-rail traffic stays off the spines (theory.md §2.3 item 3, [S19]).
   bool pxn() const { return pxn_; }
+  // The config's `costs:` mapping, kept for the simulator to apply over its defaults
+  // (simulator/cost_params.hpp, cost_params(const Topology&)); nullptr when there is none.
+  const ConfigNode* cost_overrides() const { return costs_.get(); }
 
   // Devices and links, indexed by their ids (dense, from 0).
   const std::vector<Device>& devices() const { return devices_; }
@@ -107,6 +111,7 @@ class Topology {
   std::string name_;
   NetworkKind network_kind_ = NetworkKind::kNone;
   bool pxn_ = false;
+  std::shared_ptr<const ConfigNode> costs_;
   std::vector<Device> devices_;
   std::vector<Link> links_;
   std::vector<GpuModel> models_;  // indexed by Device::model

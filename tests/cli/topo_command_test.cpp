@@ -67,6 +67,35 @@ TEST(TopoCommand, UsageErrorsExitTwoWithHelp) {
   EXPECT_EQ(r.status, 2);
 }
 
+TEST(TopoCommand, CostOverridesAreCheckedWhenLoaded) {
+  const std::string path =
+      std::string(COLLSIM_SOURCE_DIR) + "/tests/data/configs/bad/costs-unknown-protocol.yaml";
+  const CommandResult r = run_collsim("topo " + path);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "collsim: " + path +
+                       ":9:5: costs.protocols.simpel: unknown key; expected one of ll, ll128, "
+                       "simple; did you mean \"simple\"?\n");
+}
+
+TEST(TopoCommand, CostOverridesReachTheSimulator) {
+  // Simple's launch raised from NCCL's 8.4 us to 100 us: an 8-byte AllReduce pays the difference.
+  const std::string slow =
+      std::string(COLLSIM_SOURCE_DIR) + "/tests/data/configs/h100-2gpu-slow-launch.yaml";
+  const std::string args = " --op allreduce --bytes 8 --algo ring --proto simple --format csv";
+  const CommandResult a = run_collsim("predict " + slow + args);
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto time_of = [](const std::string& csv) {
+    const std::string row = csv.substr(csv.find('\n') + 1);
+    std::size_t pos = 0;
+    for (int i = 0; i < 8; ++i) pos = row.find(',', pos) + 1;
+    return std::stod(row.substr(pos));
+  };
+  const CommandResult b = run_collsim("predict h100-nvlink-4" + args);
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_GT(time_of(a.out), 100.0);
+  EXPECT_LT(time_of(b.out), 50.0);
+}
+
 TEST(TopoCommand, HelpListsCommands) {
   const CommandResult r = run_collsim("--help");
   EXPECT_EQ(r.status, 0);
