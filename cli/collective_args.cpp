@@ -10,29 +10,37 @@
 
 namespace collsim {
 
-void add_collective_options(CLI::App* cmd, CollectiveArgs& a) {
+void add_collective_options(CLI::App* cmd, CollectiveArgs& a, bool with_bytes) {
   a.req.algo = "auto";
   a.req.proto = "auto";
-  add_request_options(*cmd, a.req);
+  add_request_options(*cmd, a.req, with_bytes);
+  cmd->get_option("--algo")->description(
+      "auto, an algorithm from `collsim list`, or an NCCL_ALGO-style list (ring,tree  ^tree); "
+      "in lists tree means NCCL's Tree (dbtree)");
+  cmd->get_option("--proto")->description(
+      "auto, ll, ll128, simple, or an NCCL_PROTO-style list (ll,ll128  ^ll128)");
   a.channels = cmd->get_option("--channels");
 }
 
 Prepared prepare(const CollectiveArgs& a) {
   RequestOptions o = a.req;
-  const bool proto_auto = o.proto == "auto";
-  if (proto_auto) o.proto = "simple";
-  std::string note;
-  if (o.algo == "auto") {
-    const Collective c = parse_collective(o.op);
-    o.algo = c == Collective::kAllToAll || c == Collective::kGather || c == Collective::kScatter ||
-                     c == Collective::kSendRecv
-                 ? "direct"
-             : c == Collective::kBarrier ? "binomial"
-                                         : "ring";
-    note = fmt::format("auto: {} until algorithm selection arrives (issue 5)", o.algo);
-  }
-  Prepared p{o.load(), Request{}, note, proto_auto};
+  const Collective c = parse_collective(o.op);
+  AlgoChoice choice = parse_algo_choice(o.algo, o.proto);
+  o.algo = choice.algorithms.front();
+  o.proto = std::string(to_string(choice.protocols.front()));
+  const bool with_bytes = !o.bytes.empty();
+  if (!with_bytes) o.bytes = "0";
+  Prepared p{o.load(), Request{}, std::move(choice)};
   p.request = o.request(p.topo);
+  if (with_bytes && p.request.count == 0 && c != Collective::kBarrier) {
+    const std::size_t elem = element_size(p.request.dtype);
+    const std::uint64_t least = is_blocked(c) ? elem * p.request.comm.size() : elem;
+    throw RequestError(fmt::format(
+        "--bytes {}: no element to move; {} of {} needs at least {} B{}", o.bytes, to_string(c),
+        to_string(p.request.dtype), least,
+        is_blocked(c) ? fmt::format(" (one element per rank, {} ranks)", p.request.comm.size())
+                      : ""));
+  }
   if (a.channels == nullptr || a.channels->count() == 0) {
     const NcclModelInput in = nccl_model_input(p.topo, p.request.comm, NcclVersion::k2_30);
     p.request.channels = std::clamp(in.runtime_channels, 1, 64);

@@ -1,15 +1,17 @@
-// What `predict` and `trace` share: the options that name one collective on one cluster, and
-// turning them into a topology, a request and a schedule (CLI.md).
+// What `predict`, `trace`, `sweep` and `compare` share: the options that name one collective on
+// one cluster, and turning them into a topology, a request and the allowed algorithm x protocol
+// choices (CLI.md).
 //
 //   CollectiveArgs a;                 // filled by add_collective_options(cmd, a)
-//   Planned p = plan_collective(a, Protocol::kSimple);
-//   Result r = simulate(p.schedule, p.topo, p.sim);
+//   Prepared p = prepare(a);          // RequestError for bad names, sizes, combinations
+//   Evaluator ev(p, model_args);      // evaluator.hpp: costs and resolves `auto`
+//   Choice c = ev.choose(p.request.count);
 //
-// Defaults: --algo auto is ring until issue 5 brings selection; --proto auto picks the fastest
-// protocol for the chosen model (predict) or Simple (trace); --channels defaults to the runtime
-// channel count NCCL would use on this cluster (twice its ring search's channels, 24 on a
-// DGX-H100; nccl_model.md §1.7). Cost parameters are the NCCL-sourced defaults of the cluster's
-// GPU architecture (simulator/cost_params.hpp).
+// --algo and --proto default to auto and take NCCL_ALGO / NCCL_PROTO-style lists too
+// (algorithms/selection.hpp); --channels defaults to the runtime channel count NCCL would use on
+// this cluster (twice its ring search's channels, 24 on a DGX-H100; nccl_model.md §1.7). Cost
+// parameters are the NCCL-sourced defaults of the cluster's GPU architecture
+// (simulator/cost_params.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,6 +19,7 @@
 #include <string>
 
 #include "algorithms/registry.hpp"
+#include "algorithms/selection.hpp"
 #include "cli/request_options.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/topology.hpp"
@@ -24,21 +27,24 @@
 namespace collsim {
 
 // The shared request options (request_options.hpp) with --algo and --proto defaulting to auto
-// and --channels to NCCL's count.
+// and --channels to NCCL's count. Without `with_bytes`, no --bytes (sweeps take -b/-e/-f).
 struct CollectiveArgs {
   RequestOptions req;
   CLI::Option* channels = nullptr;
 };
 
-void add_collective_options(CLI::App* cmd, CollectiveArgs& a);
+void add_collective_options(CLI::App* cmd, CollectiveArgs& a, bool with_bytes = true);
 
-// The cluster and the request, before the protocol is fixed.
+// The cluster, the request (its algorithm and protocol placeholders until a choice is made; its
+// count from --bytes, 0 without) and what --algo/--proto allow.
 struct Prepared {
   Topology topo;
-  Request request;        // protocol still to be set
-  std::string algo_note;  // e.g. "auto: ring until algorithm selection arrives (issue 5)"
-  bool proto_auto = false;
+  Request request;
+  AlgoChoice choice;
 };
+// RequestError for unknown names, a size that is not a whole number of elements, or (with
+// --bytes) a size that gives no element to move (0 B, or less than one element per rank for
+// AllGather-like collectives), except for Barrier.
 Prepared prepare(const CollectiveArgs& a);
 
 // Options for simulate() on this request: placement from the communicator, default costs.

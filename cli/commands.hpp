@@ -15,5 +15,7 @@ void register_list(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_predict(CLI::App& app);
 void register_trace(CLI::App& app);
+void register_sweep(CLI::App& app);
+void register_compare(CLI::App& app);
 
 }  // namespace collsim

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   collsim::register_plan(app);
   collsim::register_predict(app);
   collsim::register_trace(app);
+  collsim::register_sweep(app);
+  collsim::register_compare(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

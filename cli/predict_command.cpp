@@ -47,7 +47,7 @@ void run_predict(const PredictArgs& a) {
   }
   std::string chosen;
   if (ch.how == "best") {
-    chosen = fmt::format(" (auto: the fastest of {} candidates)", ev.candidates().size());
+    chosen = fmt::format(" (auto: the fastest by --model {})", a.model.model);
   } else if (ch.how == "nccl") {
     chosen = ch.nccl_pick.empty() ? " (auto: what NCCL picks)"
                                   : fmt::format(" (auto: NCCL picks {})", ch.nccl_pick);
@@ -63,7 +63,7 @@ void run_predict(const PredictArgs& a) {
   fmt::print("time        {:.3f} us\n", row.time_us);
   fmt::print("algbw       {:.2f} GB/s\n", row.algbw_GBps);
   fmt::print("busbw       {:.2f} GB/s\n", row.busbw_GBps);
-  if (!ch.eval.detail.empty()) fmt::print("detail      {}\n", ch.eval.detail);
+  if (a.model.model != "nccl") fmt::print("detail      {}\n", ch.eval.detail);
 }
 
 }  // namespace

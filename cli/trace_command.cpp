@@ -1,6 +1,7 @@
 // `collsim trace CONFIG --op OP --bytes SIZE [--algo A] [--proto P] [--channels N]
-//  [--model sim|contention-free] -o FILE.json`: a Chrome / Perfetto trace of the simulated run
-// (simulator/trace.hpp), to open in ui.perfetto.dev or chrome://tracing.
+//  [--model sim|contention-free] [--select best|nccl] -o FILE.json`: a Chrome / Perfetto trace
+// of the simulated run (simulator/trace.hpp), to open in ui.perfetto.dev or chrome://tracing.
+// --algo/--proto auto are resolved as predict resolves them (evaluator.hpp), by the same model.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
+#include "cli/evaluator.hpp"
 #include "simulator/trace.hpp"
 #include "topology/error.hpp"
 
@@ -22,13 +24,15 @@ constexpr std::uint64_t kMaxTraceOps = 2'000'000;
 
 struct TraceArgs {
   CollectiveArgs c;
-  std::string model = "sim";
+  ModelArgs model;
   std::string output;
 };
 
 void run_trace(const TraceArgs& a) {
   Prepared p = prepare(a.c);
-  if (p.proto_auto) p.request.protocol = Protocol::kSimple;
+  const Choice choice = Evaluator(p, a.model).choose(p.request.count);
+  p.request.algorithm = choice.candidate.algorithm;
+  p.request.protocol = choice.candidate.protocol;
   const Schedule s = plan(p.request);
   const std::uint64_t ops = s.total_ops();
   if (ops > kMaxTraceOps) {
@@ -41,13 +45,16 @@ void run_trace(const TraceArgs& a) {
   if (!out) throw Error(fmt::format("-o: cannot write \"{}\"", a.output));
   TraceRecorder rec;
   SimOptions o =
-      sim_options(p, a.model == "sim" ? SimNetwork::kMaxMin : SimNetwork::kContentionFree);
+      sim_options(p, a.model.model == "sim" ? SimNetwork::kMaxMin : SimNetwork::kContentionFree);
   o.trace = &rec;
   const Result r = simulate(s, p.topo, o);
   write_trace(out, s, p.topo, r, rec);
   if (!out) throw Error(fmt::format("-o: writing \"{}\" failed", a.output));
-  fmt::print("wrote {}: {} ranks, {} channels, {} ops, {:.3f} us simulated ({})\n", a.output,
-             s.rank_count(), s.channel_count(), ops, r.total.us(), nccl_kernel_name(s.info()));
+  fmt::print("wrote {}: {}/{}{}, {} ranks, {} channels, {} ops, {:.3f} us simulated ({})\n",
+             a.output, choice.candidate.algorithm, to_string(choice.candidate.protocol),
+             choice.how == "fixed" ? "" : " (auto, --select " + choice.how + ")", s.rank_count(),
+             s.channel_count(), ops, r.total.us(), nccl_kernel_name(s.info()));
+  if (!choice.note.empty()) fmt::print("note: {}\n", choice.note);
 }
 
 }  // namespace
@@ -57,8 +64,7 @@ void register_trace(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "trace", "Write a Chrome/Perfetto trace (JSON) of one simulated collective");
   add_collective_options(cmd, args->c);
-  cmd->add_option("--model", args->model, "sim (max-min) or contention-free")
-      ->check(CLI::IsMember({"sim", "contention-free"}));
+  add_model_options(cmd, args->model, {"sim", "contention-free"});
   cmd->add_option("-o,--output", args->output, "the trace file to write (.json)")->required();
   cmd->callback([args] { run_trace(*args); });
 }

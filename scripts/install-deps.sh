@@ -14,6 +14,7 @@ packages=(
   libcli11-dev            # command line
   libfmt-dev              # formatting
   nlohmann-json3-dev      # JSON output and traces
+  gnuplot-nox             # collsim compare --plot (SVG / PNG)
 )
 
 missing=()

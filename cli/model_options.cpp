@@ -1,0 +1,104 @@
+#include "cli/model_options.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+[[noreturn]] void bad_graph(std::string_view item) {
+  throw RequestError(fmt::format(
+      "--nccl-graph: expected NAME=CHANNELSxGBPS[/INTER_GBPS] with NAME ring, tree or nvls "
+      "(e.g. ring=8x24,tree=8x24), got \"{}\"",
+      item));
+}
+
+double number(std::string_view text, std::string_view item) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !(v > 0)) bad_graph(item);
+  return v;
+}
+
+}  // namespace
+
+void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<std::string>& models) {
+  m.model = models.front();
+  std::string names;
+  for (const std::string& s : models) names += (names.empty() ? "" : ", ") + s;
+  cmd->add_option("--model", m.model, "cost model: " + names)
+      ->check(CLI::IsMember(models))
+      ->capture_default_str();
+  cmd->add_option("--select", m.select,
+                  "policy for --algo/--proto auto: best (fastest by --model) or nccl (what "
+                  "NCCL's tuning model picks)")
+      ->check(CLI::IsMember({"best", "nccl"}))
+      ->capture_default_str();
+  cmd->add_option("--nccl-version", m.nccl_version, "NCCL's constants: 2.22 or 2.30")
+      ->capture_default_str();
+  cmd->add_option("--nccl-graph", m.nccl_graph,
+                  "NCCL's graphs, channels x GB/s per channel: ring=8x24,tree=8x24,nvls=8x40/60 "
+                  "(default: estimated from the links)");
+  cmd->add_option("--nccl-tree-pattern", m.nccl_tree_pattern,
+                  "NCCL's tree pattern: balanced, split, or tree (fell back, x0.85)")
+      ->check(CLI::IsMember({"balanced", "split", "tree"}))
+      ->capture_default_str();
+  cmd->add_option("--nccl-cpu", m.nccl_cpu, "host CPU for NCCL's model: intel, amd, other")
+      ->check(CLI::IsMember({"intel", "amd", "other"}))
+      ->capture_default_str();
+}
+
+void apply_nccl_graph(std::string_view text, NcclModelInput& in) {
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, end - start);
+    start = end + 1;
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) bad_graph(item);
+    const std::string_view name = item.substr(0, eq);
+    const std::string_view value = item.substr(eq + 1);
+    std::optional<NcclGraph>* slot = name == "ring"   ? &in.ring
+                                     : name == "tree" ? &in.tree
+                                     : name == "nvls" ? &in.nvls
+                                                      : nullptr;
+    if (slot == nullptr) bad_graph(item);
+    if (value == "none") {
+      slot->reset();
+      continue;
+    }
+    const std::size_t x = value.find('x');
+    if (x == std::string_view::npos) bad_graph(item);
+    const double channels = number(value.substr(0, x), item);
+    if (channels != static_cast<int>(channels) || channels > 64) bad_graph(item);
+    std::string_view bw = value.substr(x + 1);
+    const std::size_t slash = bw.find('/');
+    NcclGraph g = slot->value_or(NcclGraph{});
+    g.channels = static_cast<int>(channels);
+    g.bw_intra = number(bw.substr(0, slash), item);
+    g.bw_inter = slash == std::string_view::npos ? g.bw_intra : number(bw.substr(slash + 1), item);
+    *slot = g;
+    if (name == "ring") in.runtime_channels = 2 * g.channels;
+  }
+}
+
+NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Communicator& comm) {
+  const CpuVendor cpu = m.nccl_cpu == "amd"     ? CpuVendor::kAmd
+                        : m.nccl_cpu == "other" ? CpuVendor::kOther
+                                                : CpuVendor::kIntel;
+  NcclModelInput in;
+  try {
+    in = nccl_model_input(topo, comm, parse_nccl_version(m.nccl_version), cpu);
+  } catch (const RequestError& e) {
+    throw RequestError(fmt::format("--nccl-version: {}", e.what()));
+  }
+  if (!m.nccl_graph.empty()) apply_nccl_graph(m.nccl_graph, in);
+  in.tree_pattern_is_tree = m.nccl_tree_pattern == "tree";
+  return in;
+}
+
+}  // namespace collsim

@@ -1,0 +1,50 @@
+// The options that say how a collective is costed and how `auto` is resolved, shared by
+// predict, sweep, compare and trace (CLI.md):
+//   --model sim|contention-free|alpha-beta|nccl   which model gives the times
+//   --select best|nccl                            the policy for --algo/--proto auto
+//   --nccl-version 2.22|2.30                      NCCL's constants (--model nccl, --select nccl)
+//   --nccl-graph ring=8x24,tree=8x24[,nvls=8x40/60|none]
+//                                                 NCCL's graph search results (channels x GB/s
+//                                                 per channel, intra/inter), as NCCL's GRAPH log
+//                                                 prints them; default: estimated from the links
+//   --nccl-tree-pattern balanced|split|tree       "tree" = the tree graph fell back to pattern
+//                                                 TREE (x0.85 in NCCL's model)
+//   --nccl-cpu intel|amd|other                    the host CPU (NCCL's LL caps, net overhead)
+//
+//   ModelArgs m;  add_model_options(cmd, m, {"sim", "nccl"});
+//   NcclModel nccl(nccl_input(m, topo, comm));    // RequestError for a malformed --nccl-graph
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "algorithms/communicator.hpp"
+#include "algorithms/nccl_model.hpp"
+#include "algorithms/selection.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+struct ModelArgs {
+  std::string model = "sim";
+  std::string select = "best";
+  std::string nccl_version = "2.30";
+  std::string nccl_graph;
+  std::string nccl_tree_pattern = "balanced";
+  std::string nccl_cpu = "intel";
+
+  SelectPolicy policy() const { return parse_select_policy(select); }
+};
+
+// Registers --model (restricted to `models`, the first being the default), --select and the
+// --nccl-* options.
+void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<std::string>& models);
+
+// NCCL's model inputs for this cluster: nccl_model_input() with the --nccl-* overrides applied.
+NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Communicator& comm);
+
+// "ring=8x24,tree=8x24,nvls=8x40/60" applied to `in` (RequestError naming the option otherwise).
+void apply_nccl_graph(std::string_view text, NcclModelInput& in);
+
+}  // namespace collsim

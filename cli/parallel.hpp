@@ -1,0 +1,48 @@
+// Runs independent jobs on a few threads: f(0) ... f(n-1), each exactly once. Callers write each
+// result into its own slot, so the outcome does not depend on the scheduling. If jobs throw,
+// the remaining ones are skipped and one of the exceptions is rethrown once all threads stopped.
+//
+//   std::vector<double> out(n);
+//   parallel_for(n, [&](std::size_t i) { out[i] = simulate_one(i); });
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace collsim {
+
+template <typename F>
+void parallel_for(std::size_t n, F&& f) {
+  const std::size_t threads =
+      std::min<std::size_t>(n, std::max(1u, std::min(8u, std::thread::hardware_concurrency())));
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) {
+      try {
+        f(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = n;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace collsim

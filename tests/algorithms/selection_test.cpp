@@ -1,0 +1,192 @@
+// Automatic selection: what --algo/--proto allow (NCCL_ALGO / NCCL_PROTO syntax), the two
+// policies, and the crossover sentences.
+#include "algorithms/selection.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "topology/error.hpp"
+
+namespace collsim {
+namespace {
+
+using P = Protocol;
+
+std::string error_of(std::string_view algo, std::string_view proto) {
+  try {
+    parse_algo_choice(algo, proto);
+  } catch (const RequestError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Selection, AutoAllowsEverything) {
+  const AlgoChoice c = parse_algo_choice("auto", "auto");
+  EXPECT_TRUE(c.algo_auto);
+  EXPECT_TRUE(c.proto_auto);
+  EXPECT_FALSE(c.fixed());
+  EXPECT_EQ(c.protocols, all_protocols());
+  EXPECT_EQ(c.algorithms.front(), "ring");
+  EXPECT_TRUE(c.nccl.algos[static_cast<int>(NcclAlgo::kNvls)]);
+}
+
+TEST(Selection, OneCollsimNameIsThatAlgorithm) {
+  // "tree" alone is collsim's plain tree, not NCCL's Tree (CLI.md's ALGO names).
+  const AlgoChoice c = parse_algo_choice("tree", "ll128");
+  EXPECT_TRUE(c.fixed());
+  EXPECT_EQ(c.algorithms, std::vector<std::string>{"tree"});
+  EXPECT_EQ(c.protocols, std::vector<Protocol>{P::kLL128});
+  EXPECT_FALSE(c.nccl.algos[static_cast<int>(NcclAlgo::kTree)]);
+}
+
+TEST(Selection, ListsHaveNcclMeaning) {
+  // NCCL_ALGO=ring,tree: Ring and Tree, i.e. collsim's ring and dbtree.
+  AlgoChoice c = parse_algo_choice("ring,tree", "auto");
+  EXPECT_EQ(c.algorithms, (std::vector<std::string>{"ring", "dbtree"}));
+  EXPECT_TRUE(c.nccl.algos[static_cast<int>(NcclAlgo::kRing)]);
+  EXPECT_TRUE(c.nccl.algos[static_cast<int>(NcclAlgo::kTree)]);
+  EXPECT_FALSE(c.nccl.algos[static_cast<int>(NcclAlgo::kNvls)]);
+  // A single NCCL spelling that is not one of collsim's names.
+  EXPECT_EQ(parse_algo_choice("Tree", "auto").algorithms, std::vector<std::string>{"dbtree"});
+  EXPECT_EQ(parse_algo_choice("NVLS", "simple").algorithms, std::vector<std::string>{"nvls"});
+  // Negation: everything but NCCL's Tree.
+  c = parse_algo_choice("^tree", "^LL128");
+  EXPECT_EQ(std::count(c.algorithms.begin(), c.algorithms.end(), "dbtree"), 0);
+  EXPECT_EQ(std::count(c.algorithms.begin(), c.algorithms.end(), "ring"), 1);
+  EXPECT_EQ(c.protocols, (std::vector<Protocol>{P::kLL, P::kSimple}));
+  EXPECT_FALSE(c.nccl.protos[static_cast<int>(P::kLL128)]);
+  EXPECT_TRUE(c.proto_auto);
+}
+
+TEST(Selection, BadListsAreErrors) {
+  EXPECT_EQ(error_of("ring,trea", "auto"),
+            "--algo: unknown algorithm \"trea\": expected one of ring, tree, dbtree, ring2d, rhd, "
+            "direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, "
+            "collnetdirect, collnetchain, nvlstree; did you mean \"tree\"?");
+  EXPECT_EQ(error_of("ring,,tree", "auto"), "--algo: empty name in \"ring,,tree\"");
+  EXPECT_EQ(error_of("auto", "^ll,ll128,simple"),
+            "--proto \"^ll,ll128,simple\" leaves no protocol");
+}
+
+TEST(Selection, CandidatesOfACollective) {
+  const AlgoChoice all = parse_algo_choice("auto", "ll");
+  const auto ag = candidates(Collective::kAllGather, all, false);
+  std::vector<std::string> names;
+  for (const Candidate& c : ag) names.push_back(c.algorithm);
+  EXPECT_EQ(names, (std::vector<std::string>{"ring", "ring2d", "rhd", "direct"}));
+  // --model nccl adds NCCL's own AllGather algorithms.
+  EXPECT_EQ(candidates(Collective::kAllGather, all, true).size(), 6u);
+  try {
+    candidates(Collective::kAllToAll, parse_algo_choice("ring", "auto"), false);
+    FAIL();
+  } catch (const RequestError& e) {
+    EXPECT_STREQ(e.what(),
+                 "algorithm \"ring\" does not implement alltoall; algorithms that do: direct");
+  }
+  try {
+    candidates(Collective::kAllReduce, parse_algo_choice("nvls", "auto"), false);
+    FAIL();
+  } catch (const RequestError& e) {
+    EXPECT_STREQ(e.what(),
+                 "algorithm \"nvls\" is NCCL's; collsim does not simulate it yet (--model nccl "
+                 "costs it)");
+  }
+}
+
+TEST(Selection, BestIsTheArgMinAndTiesKeepTheFirst) {
+  const std::vector<Candidate> cs = {{"ring", P::kLL}, {"dbtree", P::kLL}, {"rhd", P::kLL}};
+  std::map<std::string, std::optional<double>> t = {{"ring", 12.0}, {"dbtree", 9.0}, {"rhd", 9.0}};
+  auto cost = [&](const Candidate& c) { return t[c.algorithm]; };
+  const auto s = select_best(cs, cost);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->chosen, (Candidate{"dbtree", P::kLL}));
+  EXPECT_EQ(s->time_us, 9.0);
+  t["dbtree"] = std::nullopt;  // a candidate the model cannot cost is skipped
+  EXPECT_EQ(select_best(cs, cost)->chosen.algorithm, "rhd");
+  for (auto& [k, v] : t) v = std::nullopt;
+  EXPECT_FALSE(select_best(cs, cost));
+}
+
+NcclModel dgx_h100() {
+  // NCCL 2.30 on a DGX H100 (nccl_model.md §1.10): ring/tree 12 x 30, NVLS 8 x 40/60.
+  NcclModelInput in;
+  in.sm = 90;
+  in.nodes = 1;
+  in.ranks = 8;
+  in.ring = in.tree = NcclGraph{12, 30.0, 30.0};
+  in.nvls = NcclGraph{8, 40.0, 60.0};
+  in.runtime_channels = 24;
+  return NcclModel(in);
+}
+
+TEST(Selection, NcclPolicyFollowsNcclsArgMin) {
+  const NcclModel m = dgx_h100();
+  const AlgoChoice all = parse_algo_choice("auto", "auto");
+  // §1.10: Ring/LL from 8 B, NVLS/Simple from about 1.18 MB.
+  Selection s = select_nccl(m, Collective::kAllReduce, 1024, all, true);
+  EXPECT_EQ(s.chosen, (Candidate{"ring", P::kLL}));
+  EXPECT_EQ(s.nccl_pick, "Ring/LL");
+  EXPECT_TRUE(s.note.empty());
+  EXPECT_NEAR(s.time_us, 15.0 + 1024 / (1000 * 80.64), 0.01);
+  // With --model nccl, NVLS is a fine answer.
+  s = select_nccl(m, Collective::kAllReduce, 32 << 20, all, false);
+  EXPECT_EQ(s.chosen, (Candidate{"nvls", P::kSimple}));
+  // Simulating, collsim shows NCCL's best among what it can run, and says so.
+  s = select_nccl(m, Collective::kAllReduce, 32 << 20, all, true);
+  EXPECT_EQ(s.nccl_pick, "NVLS/Simple");
+  EXPECT_EQ(s.chosen.algorithm, "ring");
+  EXPECT_EQ(s.note,
+            "NCCL would pick NVLS/Simple, which collsim does not simulate yet; showing NCCL's "
+            "next choice among the algorithms collsim simulates");
+  // NCCL_PROTO=^LL: the filter applies.
+  s = select_nccl(m, Collective::kAllReduce, 1024, parse_algo_choice("auto", "^LL"), true);
+  EXPECT_NE(s.chosen.protocol, P::kLL);
+}
+
+TEST(Selection, NcclPolicyForPointToPointAndBarrier) {
+  const NcclModel m = dgx_h100();
+  const AlgoChoice all = parse_algo_choice("auto", "auto");
+  // AllToAll of 1 MiB over 8 ranks: 128 KiB per peer, <= 24 channels x 16 KiB -> LL.
+  Selection s = select_nccl(m, Collective::kAllToAll, 1 << 20, all, true);
+  EXPECT_EQ(s.chosen, (Candidate{"direct", P::kLL}));
+  EXPECT_EQ(s.nccl_pick, "P2P/LL");
+  s = select_nccl(m, Collective::kAllToAll, 64 << 20, all, true);
+  EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
+  EXPECT_THROW(select_nccl(m, Collective::kBarrier, 0, all, true), RequestError);
+}
+
+TEST(Selection, CrossoversInWords) {
+  const std::vector<SizedWinner> w = {{256 << 10, "ring/ll"},
+                                      {512 << 10, "ring/ll"},
+                                      {1 << 20, "dbtree/ll128"},
+                                      {16 << 20, "dbtree/ll128"},
+                                      {32 << 20, "ring/simple"}};
+  EXPECT_EQ(describe_best_ranges(w),
+            "ring/ll is best up to 512 KiB; dbtree/ll128 from 1 MiB to 16 MiB; ring/simple from "
+            "32 MiB");
+  EXPECT_EQ(describe_crossovers(w),
+            (std::vector<std::string>{"ring/ll beats dbtree/ll128 below 1 MiB",
+                                      "dbtree/ll128 beats ring/simple below 32 MiB"}));
+  EXPECT_EQ(describe_best_ranges({{8, "rhd/ll"}, {16, "rhd/ll"}}), "rhd/ll is best at every size");
+  EXPECT_TRUE(describe_crossovers({{8, "rhd/ll"}}).empty());
+}
+
+TEST(Selection, HumanBytes) {
+  EXPECT_EQ(human_bytes(0), "0 B");
+  EXPECT_EQ(human_bytes(512), "512 B");
+  EXPECT_EQ(human_bytes(64 << 10), "64 KiB");
+  EXPECT_EQ(human_bytes(3 << 19), "1.5 MiB");
+  EXPECT_EQ(human_bytes(8ull << 30), "8 GiB");
+  EXPECT_EQ(human_bytes(1000), "1000 B");
+}
+
+TEST(Selection, Policies) {
+  EXPECT_EQ(parse_select_policy("best"), SelectPolicy::kBest);
+  EXPECT_EQ(parse_select_policy("nccl"), SelectPolicy::kNccl);
+  EXPECT_THROW(parse_select_policy("fast"), RequestError);
+}
+
+}  // namespace
+}  // namespace collsim

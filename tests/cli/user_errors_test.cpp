@@ -1,0 +1,80 @@
+// Every mistake a user can make on the command of sweep, compare, predict and trace: one line on
+// stderr and exit status 1 (CLI.md); usage errors (unknown option, out-of-range value) exit 2
+// with the command's help.
+#include <gtest/gtest.h>
+
+#include "tests/cli/run_collsim.hpp"
+
+namespace collsim::test {
+namespace {
+
+TEST(UserErrors, OneLineAndExitOne) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case kCases[] = {
+      {"sweep dgx-h100 --op allreduse",
+       "collsim: unknown collective \"allreduse\": expected one of allreduce, allgather, "
+       "reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, sendrecv; did you "
+       "mean \"allreduce\"?\n"},
+      {"compare dgx-h100 --op alltoall --algo ring",
+       "collsim: algorithm \"ring\" does not implement alltoall; algorithms that do: direct\n"},
+      {"predict dgx-h100 --op allreduce --bytes 1M --algo nvls",
+       "collsim: algorithm \"nvls\" is NCCL's; collsim does not simulate it yet (--model nccl "
+       "costs it)\n"},
+      {"predict dgx-h100 --op allreduce --bytes 0",
+       "collsim: --bytes 0: no element to move; allreduce of f32 needs at least 4 B\n"},
+      {"trace dgx-h100 --op allgather --bytes 8 -o x.json",
+       "collsim: --bytes 8: no element to move; allgather of f32 needs at least 32 B (one "
+       "element per rank, 8 ranks)\n"},
+      {"sweep dgx-h100 --op allreduce -b 0",
+       "collsim: -b 0: the sweep would never grow (0 x 2 = 0); start at one element or more\n"},
+      {"sweep dgx-h100 --op allreduce -b 6",
+       "collsim: -b 6: size 6 B is not a multiple of the f32 element size (4 B)\n"},
+      {"compare dgx-h100 --op allreduce -b 1G -e 1M",
+       "collsim: -b 1G (1073741824 B) is greater than -e 1M (1048576 B)\n"},
+      {"sweep dgx-h100 --op allreduce -e 1X",
+       "collsim: -e 1X: expected a size such as \"64MiB\", got \"1X\"\n"},
+      {"sweep tests/data/configs/missing.yaml --op allreduce",
+       "collsim: tests/data/configs/missing.yaml: cannot open the config file\n"},
+      {"sweep dgx-h100 --op allreduce --proto ^ll,ll128,simple",
+       "collsim: --proto \"^ll,ll128,simple\" leaves no protocol\n"},
+      {"predict dgx-h100 --op barrier --bytes 0 --select nccl",
+       "collsim: --select nccl: NCCL has no barrier collective; use --select best\n"},
+      {"sweep dgx-h100 --op allreduce --model nccl --nccl-graph ring=8",
+       "collsim: --nccl-graph: expected NAME=CHANNELSxGBPS[/INTER_GBPS] with NAME ring, tree or "
+       "nvls (e.g. ring=8x24,tree=8x24), got \"ring=8\"\n"},
+      {"predict dgx-h100 --op allreduce --bytes 1M --model nccl --nccl-version 2.19",
+       "collsim: --nccl-version: unknown NCCL version \"2.19\": expected one of 2.22, 2.30\n"},
+      {"predict dgx-h100 --op allreduce --bytes 1M --model nccl --algo rhd",
+       "collsim: --model nccl: NCCL has no algorithm \"rhd\"; NCCL's are ring, dbtree (Tree), "
+       "nvls, nvls_tree, pat, collnet_direct, collnet_chain\n"},
+      {"compare dgx-h100 --op allreduce -e 1K --plot plot.pdf",
+       "collsim: --plot: expected a file ending in .svg or .png, got \"plot.pdf\"\n"},
+  };
+  for (const Case& c : kCases) {
+    const CommandResult r = run_collsim(c.args);
+    EXPECT_EQ(r.status, 1) << c.args;
+    EXPECT_EQ(r.err, c.message) << c.args;
+    EXPECT_EQ(r.out, "") << c.args;
+  }
+}
+
+TEST(UserErrors, UsageErrorsExitTwoWithHelp) {
+  const std::string kCases[] = {
+      "sweep dgx-h100 --op allreduce -f 1",
+      "compare dgx-h100 --op allreduce --frobnicate",
+      "sweep dgx-h100 --op allreduce --format xml",
+      "predict dgx-h100 --op allreduce --bytes 1M --select fastest",
+      "sweep dgx-h100",
+  };
+  for (const std::string& args : kCases) {
+    const CommandResult r = run_collsim(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("collsim: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("Usage:"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace collsim::test
