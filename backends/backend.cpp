@@ -1,10 +1,11 @@
 #include "backends/backend.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <array>
 #include <chrono>
 
-#include "backends/cpu_backend.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -18,13 +19,24 @@ HostBuffers HostBuffers::for_schedule(const Schedule& s) {
   return b;
 }
 
-void check_buffers(const Schedule& s, const HostBuffers& b) {
+HostBuffers HostBuffers::for_ranks(const Schedule& s, const std::vector<int>& ranks) {
+  HostBuffers b;
+  b.input.resize(s.rank_count());
+  b.output.resize(s.rank_count());
+  for (int r : ranks) {
+    b.input.at(r).resize(s.buffer_bytes(r, BufferKind::kInput));
+    b.output.at(r).resize(s.buffer_bytes(r, BufferKind::kOutput));
+  }
+  return b;
+}
+
+void check_buffers(const Schedule& s, const HostBuffers& b, const std::vector<int>& ranks) {
   const std::size_t n = static_cast<std::size_t>(s.rank_count());
   if (b.input.size() != n || b.output.size() != n) {
     throw RequestError(fmt::format("buffers for {} / {} ranks, schedule has {}", b.input.size(),
                                    b.output.size(), n));
   }
-  for (int r = 0; r < s.rank_count(); ++r) {
+  auto check = [&](int r) {
     if (b.input[r].size() < s.buffer_bytes(r, BufferKind::kInput) ||
         b.output[r].size() < s.buffer_bytes(r, BufferKind::kOutput)) {
       throw RequestError(
@@ -32,8 +44,27 @@ void check_buffers(const Schedule& s, const HostBuffers& b) {
                       b.input[r].size(), b.output[r].size(), s.buffer_bytes(r, BufferKind::kInput),
                       s.buffer_bytes(r, BufferKind::kOutput)));
     }
+  };
+  if (ranks.empty()) {
+    for (int r = 0; r < s.rank_count(); ++r) check(r);
+  } else {
+    for (int r : ranks) check(r);
   }
 }
+
+std::vector<std::string> ProcessGroup::describe_processes() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) host = {'?'};
+  return {fmt::format("{}:{}", host.data(), static_cast<long>(getpid()))};
+}
+
+std::vector<int> Backend::local_ranks(const Schedule& s) const {
+  std::vector<int> all(s.rank_count());
+  for (int r = 0; r < s.rank_count(); ++r) all[r] = r;
+  return all;
+}
+
+Backend::Placement Backend::placement(int /*rank*/) const { return {0, "[cpu] host"}; }
 
 RunResult DryRunBackend::run(const Schedule& s, HostBuffers& buffers, const RunOptions&) {
   check_buffers(s, buffers);
@@ -53,13 +84,6 @@ RunResult DryRunBackend::run(const Schedule& s, HostBuffers& buffers, const RunO
   res.wall = collsim::ns(static_cast<double>(ns));
   res.rank_time.assign(s.rank_count(), Time());
   return res;
-}
-
-std::unique_ptr<Backend> make_backend(std::string_view name) {
-  if (name == "cpu") return std::make_unique<CpuBackend>();
-  if (name == "dry-run") return std::make_unique<DryRunBackend>();
-  throw RequestError(
-      fmt::format("unknown backend \"{}\": {}", name, expected_one_of(name, {"cpu", "dry-run"})));
 }
 
 }  // namespace collsim

@@ -3,20 +3,26 @@
 //
 // A Backend runs a Schedule unchanged on host-side buffers it is given; it never decides
 // anything the schedule does not say. The CPU backend (cpu_backend.hpp) moves real bytes between
-// threads and is the correctness reference; the dry run only walks the schedule; MPI, CUDA and
-// NCCL backends implement the same interface (they copy HostBuffers to and from their devices).
+// threads and is the correctness reference; the dry run only walks the schedule; the MPI, CUDA
+// and NCCL backends (mpi/, cuda/, nccl/; registry.hpp opens them by name) implement the same
+// interface and copy HostBuffers to and from their devices.
 //
-//   std::unique_ptr<Backend> b = make_backend("cpu");
+// A backend may run in several processes (MPI: one rank per process). Then each process executes
+// only its local_ranks(), its HostBuffers need to hold only those ranks' buffers (the others may
+// be empty), and processes() lets a driver (bench.hpp) synchronise them and combine results.
+//
+//   CpuBackend cpu;
 //   HostBuffers buf = HostBuffers::for_schedule(s);      // zeroed, sized from the schedule
 //   fill(buf.input[0]);
-//   RunResult r = b->run(s, buf);                        // BackendError if it cannot finish
-//   std::cout << r.wall.us();
+//   RunResult r = cpu.run(s, buf, {.record_ops = true}); // BackendError if it cannot finish
+//   std::cout << r.wall.us() << " " << r.op_timings.size();
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,35 +31,104 @@
 
 namespace collsim {
 
-// Per rank, its input and output buffer (scratch belongs to the backend).
+// Per rank, its input and output buffer (scratch belongs to the backend). Multi-process
+// backends read and write only the entries of their local ranks.
 struct HostBuffers {
   std::vector<std::vector<std::byte>> input;
   std::vector<std::vector<std::byte>> output;
   static HostBuffers for_schedule(const Schedule& s);
+  // Sized for `ranks` only; every other rank's buffers are empty.
+  static HostBuffers for_ranks(const Schedule& s, const std::vector<int>& ranks);
+};
+
+// When one op of a run started and ended, relative to the start of the run (the same record as
+// the simulator's trace slices: simulator/trace.hpp TraceOpRecord without its flow ids, which
+// follow from the IR's matching rule). trace_export.hpp writes them as a Perfetto trace.
+struct OpTiming {
+  std::int32_t rank = 0;
+  std::int32_t channel = 0;
+  std::uint64_t index = 0;  // op index in its (rank, channel) stream
+  Op op;
+  Time start;
+  Time end;
+  bool operator==(const OpTiming&) const = default;
 };
 
 struct RunOptions {
-  int threads = 0;  // worker threads; 0: the machine's hardware concurrency
+  int threads = 0;  // worker threads (CPU backend); 0: the machine's hardware concurrency
   // A run that makes no progress for this long is abandoned with a BackendError (a safety net;
-  // a schedule that cannot finish is detected as soon as every stream waits).
+  // the CPU backend detects a schedule that cannot finish as soon as every stream waits).
   std::chrono::milliseconds stall_timeout{60'000};
+  // Record every op's start and end in RunResult::op_timings (costs time; for traces).
+  bool record_ops = false;
+  // For repeated runs (bench.hpp). same_inputs: the inputs are those of the previous run of this
+  // schedule, so a backend keeping device copies need not copy them again. discard_outputs: the
+  // outputs will not be read, so a backend may leave them on its devices. Backends working in
+  // HostBuffers directly (cpu, mpi) ignore both.
+  bool same_inputs = false;
+  bool discard_outputs = false;
 };
 
 struct RunResult {
-  std::vector<Time> rank_time;  // first op start to last op end, per rank
-  Time wall;                    // the whole run
-  std::uint64_t ops = 0;        // ops executed
+  std::vector<Time> rank_time;  // first op start to last op end, per rank (local ranks only)
+  // The run's own time, what a benchmark reports: cpu and mpi, the wall time of executing the
+  // schedule in this process; cuda and nccl, GPU time from the run's start to its last local
+  // rank's end (copies between HostBuffers and the devices excluded).
+  Time wall;
+  std::uint64_t ops = 0;  // ops executed (by this process)
   std::uint64_t bytes_sent = 0;
+  std::vector<OpTiming> op_timings;  // with RunOptions::record_ops, sorted by (rank, channel, op)
+};
+
+// The processes a backend runs in, for drivers that must agree across them. The default is one
+// process (every single-process backend); MPI implements it over its communicator.
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+  virtual int size() const { return 1; }
+  virtual int index() const { return 0; }              // this process; 0 prints the results
+  virtual int local_index() const { return index(); }  // among the processes on this host
+  virtual void barrier() {}
+  virtual double max(double v) { return v; }
+  virtual std::uint64_t sum(std::uint64_t v) { return v; }
+  // Process 0's bytes, on every process (MPI_Bcast); `bytes` has the same size everywhere.
+  virtual void broadcast(std::vector<char>& /*bytes*/) {}
+  // Every process's records, concatenated in process order, on process 0 (others get theirs).
+  virtual std::vector<OpTiming> gather(std::vector<OpTiming> mine) { return mine; }
+  // "host:pid" of every process, on process 0 (others get their own only).
+  virtual std::vector<std::string> describe_processes();
+  // Stops every process of the job after a failure in this one, which the others would
+  // otherwise wait for forever (MPI_Abort). Single process: does nothing, the caller's exception
+  // ends the program as usual. Only a program's top level (the CLI) calls this.
+  virtual void abort_all(int /*code*/) {}
 };
 
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
-  // Runs `s` once. `buffers` must hold s.rank_count() inputs and outputs of the schedule's sizes
-  // (RequestError otherwise); outputs are written in place. Throws BackendError on failure.
+  // Runs `s` once. `buffers` must hold s.rank_count() entries, with inputs and outputs of the
+  // schedule's sizes for every local rank (RequestError otherwise); outputs are written in place.
+  // Throws BackendError on failure.
   virtual RunResult run(const Schedule& s, HostBuffers& buffers,
                         const RunOptions& options = {}) = 0;
+  // The ranks of `s` this process executes. Default: all of them. Throws BackendError when the
+  // schedule does not fit the processes (an MPI job of another size).
+  virtual std::vector<int> local_ranks(const Schedule& s) const;
+  // Where each local rank runs, for nccl-tests' "# Rank ... device ..." lines: the device index
+  // and a description ("[0000:1b:00] NVIDIA H100 80GB HBM3"). Default: device 0, "[cpu] host".
+  struct Placement {
+    int device = 0;
+    std::string description;
+  };
+  virtual Placement placement(int rank) const;
+  virtual ProcessGroup& processes() { return single_; }
+  // The rank count this backend runs when none is asked for (MPI: the job's processes; CUDA and
+  // NCCL: the GPUs); 0 when it has no preference.
+  virtual int preferred_ranks() const { return 0; }
+
+ private:
+  ProcessGroup single_;
 };
 
 // Walks every stream and counts ops and bytes; touches no data. For timing the IR itself and
@@ -64,10 +139,8 @@ class DryRunBackend final : public Backend {
   RunResult run(const Schedule& s, HostBuffers& buffers, const RunOptions& options = {}) override;
 };
 
-// "cpu" or "dry-run"; RequestError listing the available ones otherwise.
-std::unique_ptr<Backend> make_backend(std::string_view name);
-
-// Throws RequestError unless `b` fits `s` (used by every backend's run()).
-void check_buffers(const Schedule& s, const HostBuffers& b);
+// Throws RequestError unless `b` fits `s` for `ranks` (every rank when empty); used by every
+// backend's run().
+void check_buffers(const Schedule& s, const HostBuffers& b, const std::vector<int>& ranks = {});
 
 }  // namespace collsim

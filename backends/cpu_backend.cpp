@@ -53,6 +53,10 @@ struct Stream {
   bool started = false;
   Clock::time_point first;
   Clock::time_point last;
+  // With RunOptions::record_ops.
+  bool op_started = false;
+  Clock::time_point op_start;
+  std::vector<OpTiming> timings;
 };
 
 // Piece buffers are recycled per worker thread: a buffer travels from its sender through the
@@ -99,6 +103,7 @@ class CpuRun {
 
   RunResult run() {
     const auto start = Clock::now();
+    start_ = start;
     int threads = options_.threads > 0 ? options_.threads
                                        : static_cast<int>(std::thread::hardware_concurrency());
     threads = std::clamp(threads, 1, std::max(1, static_cast<int>(streams_.size())));
@@ -124,6 +129,11 @@ class CpuRun {
     }
     res.ops = ops_;
     res.bytes_sent = bytes_sent_;
+    if (options_.record_ops) {
+      for (Stream& st : streams_) {  // streams are in (rank, channel) order, ops in index order
+        res.op_timings.insert(res.op_timings.end(), st.timings.begin(), st.timings.end());
+      }
+    }
     return res;
   }
 
@@ -255,6 +265,10 @@ class CpuRun {
           ++st.next_dep;
         }
       }
+      if (options_.record_ops && !st.op_started) {
+        st.op_started = true;
+        st.op_start = Clock::now();
+      }
       if (!receives(op.kind) && !sends(op.kind)) {
         local(st, op);
       } else {
@@ -310,8 +324,13 @@ class CpuRun {
       }
       st.piece = 0;
       st.received = false;
-      st.cursor.next();
       st.last = Clock::now();
+      if (options_.record_ops) {
+        st.timings.push_back({st.rank, st.channel, index, op, elapsed(start_, st.op_start),
+                              elapsed(start_, st.last)});
+        st.op_started = false;
+      }
+      st.cursor.next();
       std::lock_guard<std::mutex> lk(m_);
       ++st.done_ops;
       ++ops_;
@@ -369,6 +388,7 @@ class CpuRun {
   bool stop_ = false;
   std::exception_ptr error_;
   Clock::time_point last_progress_;
+  Clock::time_point start_;
   std::uint64_t ops_ = 0;
   std::uint64_t bytes_sent_ = 0;
 };

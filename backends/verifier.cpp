@@ -64,18 +64,17 @@ struct Reduced {
   std::vector<double> tolerance;
 };
 
-Reduced reduce_inputs(const Schedule& s, const HostBuffers& in) {
-  const ScheduleInfo& info = s.info();
-  const int n = s.rank_count();
+// `load(k, out)` reads the `len` input elements of rank k that are being reduced into out.
+template <typename Load>
+Reduced reduce_with(const ScheduleInfo& info, int n, std::size_t len, Load load) {
   const DataType t = info.dtype;
-  const std::size_t len = in.input[0].size() / element_size(t);
   Reduced red;
   red.value.resize(len);
   std::vector<double> abs_sum(len), x(len);
-  load_elements(t, in.input[0].data(), len, red.value.data());
+  load(0, red.value.data());
   for (std::size_t i = 0; i < len; ++i) abs_sum[i] = std::fabs(red.value[i]);
   for (int k = 1; k < n; ++k) {
-    load_elements(t, in.input[k].data(), len, x.data());
+    load(k, x.data());
     for (std::size_t i = 0; i < len; ++i) {
       double& acc = red.value[i];
       abs_sum[i] += std::fabs(x[i]);
@@ -116,6 +115,21 @@ Reduced reduce_inputs(const Schedule& s, const HostBuffers& in) {
   return red;
 }
 
+Reduced reduce_inputs(const Schedule& s, const HostBuffers& in) {
+  const DataType t = s.info().dtype;
+  const std::size_t len = in.input[0].size() / element_size(t);
+  return reduce_with(s.info(), s.rank_count(), len,
+                     [&](int k, double* out) { load_elements(t, in.input[k].data(), len, out); });
+}
+
+// Elements [first, first + n) of rank `rank`'s input as make_inputs() stores them.
+void generate(const ScheduleInfo& info, std::uint64_t seed, int rank, std::uint64_t first,
+              std::size_t n, std::byte* out) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = input_value(info, seed, rank, first + i);
+  store_elements(info.dtype, out, n, v.data());
+}
+
 // For the collectives that only move data: where element j of rank r's output comes from.
 std::pair<int, std::uint64_t> source_of(const ScheduleInfo& info, int n, int r, std::uint64_t j) {
   const std::uint64_t count = info.count;
@@ -142,15 +156,77 @@ std::pair<int, std::uint64_t> source_of(const ScheduleInfo& info, int n, int r, 
 
 HostBuffers make_inputs(const Schedule& s, std::uint64_t seed) {
   HostBuffers b = HostBuffers::for_schedule(s);
-  const DataType t = s.info().dtype;
-  const std::size_t e = element_size(t);
-  std::vector<double> v;
-  for (int r = 0; r < s.rank_count(); ++r) {
-    v.resize(b.input[r].size() / e);
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = input_value(s.info(), seed, r, i);
-    store_elements(t, b.input[r].data(), v.size(), v.data());
-  }
+  for (int r = 0; r < s.rank_count(); ++r) fill_input(s, seed, r, b.input[r]);
   return b;
+}
+
+void fill_input(const Schedule& s, std::uint64_t seed, int rank, std::vector<std::byte>& input) {
+  input.resize(s.buffer_bytes(rank, BufferKind::kInput));
+  const std::size_t e = element_size(s.info().dtype);
+  constexpr std::size_t kBlock = 1 << 16;
+  const std::size_t n = input.size() / e;
+  for (std::size_t i = 0; i < n; i += kBlock) {
+    generate(s.info(), seed, rank, i, std::min(kBlock, n - i), input.data() + i * e);
+  }
+}
+
+WrongCount count_wrong(const Schedule& s, std::uint64_t seed, int rank,
+                       const std::vector<std::byte>& output) {
+  const ScheduleInfo& info = s.info();
+  const DataType t = info.dtype;
+  const std::size_t e = element_size(t);
+  const int n = s.rank_count();
+  const std::uint64_t len = s.buffer_bytes(rank, BufferKind::kOutput) / e;
+  WrongCount w;
+  if (output.size() < len * e) {
+    w.wrong = len;
+    w.detail = fmt::format("rank {}: output of {} B, expected {} B", rank, output.size(), len * e);
+    return w;
+  }
+  auto mismatch = [&](std::uint64_t j, double got, double want, double tol) {
+    if (w.wrong++ < 5) {
+      w.detail += fmt::format("{}rank {} output[{}]: got {}, expected {} (tolerance {})",
+                              w.detail.empty() ? "" : "; ", rank, j, got, want, tol);
+    }
+  };
+  constexpr std::uint64_t kBlock = 1 << 15;
+  std::vector<std::byte> want(kBlock * e);
+  std::vector<double> got(kBlock);
+  for (std::uint64_t j0 = 0; j0 < len; j0 += kBlock) {
+    const std::size_t b = static_cast<std::size_t>(std::min(kBlock, len - j0));
+    const std::byte* o = output.data() + j0 * e;
+    if (!is_reduction(info.collective)) {
+      for (std::size_t q = 0; q < b;) {  // runs of consecutive elements of one source rank
+        const std::uint64_t j = j0 + q;
+        const auto [k, i] = source_of(info, n, rank, j);
+        const std::size_t run = static_cast<std::size_t>(
+            info.count == 0 ? b - q : std::min<std::uint64_t>(b - q, info.count - j % info.count));
+        generate(info, seed, k, i, run, want.data());
+        if (std::memcmp(o + q * e, want.data(), run * e) != 0) {
+          for (std::size_t x = 0; x < run; ++x) {
+            if (std::memcmp(o + (q + x) * e, want.data() + x * e, e) != 0) {
+              mismatch(j + x, load_element(t, o, q + x), load_element(t, want.data(), x), 0);
+            }
+          }
+        }
+        q += run;
+      }
+      continue;
+    }
+    const std::uint64_t base =
+        (info.collective == Collective::kReduceScatter ? rank * info.count : 0) + j0;
+    const Reduced red = reduce_with(info, n, b, [&](int k, double* out) {
+      generate(info, seed, k, base, b, want.data());
+      load_elements(t, want.data(), b, out);
+    });
+    load_elements(t, o, b, got.data());
+    for (std::size_t q = 0; q < b; ++q) {
+      const double tol = red.tolerance.empty() ? 0 : red.tolerance[q];
+      if (got[q] == red.value[q] || std::fabs(got[q] - red.value[q]) <= tol) continue;
+      mismatch(j0 + q, got[q], red.value[q], tol);
+    }
+  }
+  return w;
 }
 
 std::vector<std::vector<double>> expected_outputs(const Schedule& s, const HostBuffers& inputs) {

@@ -16,8 +16,10 @@
 //   if (!v.ok) std::cerr << v.message;       // "rank 3 output[17]: got 1.5, expected 2 (...)"
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 
@@ -31,6 +33,19 @@ struct VerifyResult {
 
 // Deterministic inputs for `s` (sized from the schedule).
 HostBuffers make_inputs(const Schedule& s, std::uint64_t seed);
+// One rank's input as make_inputs() makes it (resized to the schedule's input size).
+void fill_input(const Schedule& s, std::uint64_t seed, int rank, std::vector<std::byte>& input);
+
+// The elements of one rank's output that differ from what the collective must produce from
+// make_inputs(s, seed), with the tolerances above: nccl-tests' "#wrong". Needs no other rank's
+// buffers (their inputs are regenerated from the seed a block at a time), so each process of a
+// multi-process run checks its own ranks; memory O(block), time O(ranks x output) for reductions.
+struct WrongCount {
+  std::uint64_t wrong = 0;
+  std::string detail;  // the first mismatches, when wrong > 0
+};
+WrongCount count_wrong(const Schedule& s, std::uint64_t seed, int rank,
+                       const std::vector<std::byte>& output);
 // What every rank's output must hold.
 std::vector<std::vector<double>> expected_outputs(const Schedule& s, const HostBuffers& inputs);
 // Compares `outputs` against `expected` with the tolerances above; "" when they agree.

@@ -17,5 +17,6 @@ void register_predict(CLI::App& app);
 void register_trace(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_bench(CLI::App& app);
 
 }  // namespace collsim

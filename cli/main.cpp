@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   collsim::register_trace(app);
   collsim::register_sweep(app);
   collsim::register_compare(app);
+  collsim::register_bench(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

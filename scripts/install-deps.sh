@@ -14,6 +14,7 @@ packages=(
   libcli11-dev            # command line
   libfmt-dev              # formatting
   nlohmann-json3-dev      # JSON output and traces
+  libopenmpi-dev openmpi-bin  # the MPI backend (mpirun -np 4 in the tests)
   gnuplot-nox             # collsim compare --plot (SVG / PNG)
 )
 

@@ -5,6 +5,7 @@
 
 #include "algorithms/registry.hpp"
 #include "algorithms/schedule_builder.hpp"
+#include "backends/registry.hpp"
 #include "backends/verifier.hpp"
 #include "topology/error.hpp"
 

@@ -1,0 +1,91 @@
+// `collsim bench` output read back by the nccl-tests reader (calibrate/nccl_tests_reader.hpp),
+// unchanged: the tables and CSV that the CTest fixtures bench_cpu_run and bench_mpi_run wrote
+// (tests/backends/CMakeLists.txt) parse, pass the reader's checks (algbw = size / time, busbw =
+// algbw x the nccl-tests factor, to the printed digits) and carry the rank count, algorithm and
+// protocol of the run. Without MPI the MPI cases are reported as skipped.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "calibrate/nccl_tests_reader.hpp"
+
+namespace collsim {
+namespace {
+
+std::string output(const char* name) {
+  return std::string(COLLSIM_BINARY_DIR) + "/tests/backends/" + name;
+}
+
+void expect_sweep(const MeasurementFile& m, Collective c, std::vector<std::uint64_t> sizes) {
+  EXPECT_EQ(m.collective, c);
+  EXPECT_EQ(m.ranks, 4);
+  ASSERT_EQ(m.rows.size(), sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const MeasurementRow& r = m.rows[i];
+    EXPECT_EQ(r.bytes, sizes[i]);
+    EXPECT_GT(r.time_us, 0);
+    EXPECT_EQ(r.ranks, 4);
+    EXPECT_EQ(r.algo_override, "ring");
+    EXPECT_EQ(r.proto_override, "simple");
+  }
+}
+
+TEST(BenchReadback, CpuTable) {
+  const MeasurementFile m = read_measurements(output("bench_cpu_allreduce.txt"));
+  EXPECT_EQ(m.format, MeasurementFormat::kNcclTests);
+  expect_sweep(m, Collective::kAllReduce, {1024, 4096, 16384, 65536, 262144, 1048576});
+  for (const MeasurementRow& r : m.rows) {
+    EXPECT_EQ(r.wrong, 0);
+    EXPECT_EQ(r.dtype, "float");
+    EXPECT_EQ(r.redop, "sum");
+    EXPECT_EQ(r.root, -1);
+  }
+  EXPECT_EQ(m.run.warmup_iters, 2);
+  EXPECT_EQ(m.run.iters, 5);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+}
+
+// nccl-native's label names no algorithm (NCCL picks): its rows carry none, and still parse.
+TEST(BenchReadback, NativeLabelCarriesNoAlgorithm) {
+  std::ifstream f(output("bench_cpu_allreduce.txt"));
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string s = text.str();
+  const std::size_t at = s.find("### ");
+  ASSERT_NE(at, std::string::npos);
+  s.replace(at, s.find('\n', at) - at, "### GPUS=4 BACKEND=nccl-native CHANNELS=auto");
+  const MeasurementFile m = parse_measurements(s, "native.txt");
+  ASSERT_EQ(m.rows.size(), 6u);
+  EXPECT_EQ(m.rows[0].ranks, 4);
+  EXPECT_FALSE(m.rows[0].algo_override.has_value());
+  EXPECT_EQ(m.rows[0].labels.at("BACKEND"), "nccl-native");
+}
+
+TEST(BenchReadback, MpiTable) {
+#ifndef COLLSIM_HAVE_MPI
+  GTEST_SKIP() << "collsim was built without MPI";
+#else
+  const MeasurementFile m = read_measurements(output("bench_mpi_allreduce.txt"));
+  EXPECT_EQ(m.format, MeasurementFormat::kNcclTests);
+  expect_sweep(m, Collective::kAllReduce, {1024, 4096, 16384, 65536, 262144, 1048576});
+  for (const MeasurementRow& r : m.rows) EXPECT_EQ(r.wrong, 0);
+  ASSERT_EQ(m.devices.size(), 4u);  // one "# Rank" line per MPI process
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+#endif
+}
+
+TEST(BenchReadback, MpiCsv) {
+#ifndef COLLSIM_HAVE_MPI
+  GTEST_SKIP() << "collsim was built without MPI";
+#else
+  const MeasurementFile m = read_measurements(output("bench_mpi_allgather.csv"));
+  EXPECT_EQ(m.format, MeasurementFormat::kCollsimCsv);
+  // AllGather's size is the total received per rank: a multiple of 4 ranks x 4 B.
+  expect_sweep(m, Collective::kAllGather, {1024, 4096, 16384, 65536, 262144, 1048576});
+  for (const MeasurementRow& r : m.rows) EXPECT_EQ(r.count, r.bytes / 16);
+#endif
+}
+
+}  // namespace
+}  // namespace collsim
