@@ -1,4 +1,4 @@
-# make demo   install what is missing, build, summarize the default cluster (dgx-h100)
+# make demo   install what is missing, build, summarize dgx-h100 and sweep an AllReduce on it
 # make test   install what is missing, build, run every test
 # make build  configure and build only (BUILD_TYPE, BUILD_DIR, JOBS and CMAKE_ARGS override)
 BUILD_DIR  ?= build
@@ -22,6 +22,7 @@ build: configure
 
 demo: build
 	$(COLLSIM) topo dgx-h100
+	$(COLLSIM) sweep dgx-h100 --op allreduce -b 8 -e 1G -f 4
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) --label-exclude gpu
