@@ -1,4 +1,4 @@
-// `collsim plan CONFIG --op OP --bytes SIZE --algo ALGO [--proto P] [--channels N]`: the schedule
+// `collsim plan CONFIG --op OP --bytes SIZE [--algo A] [--proto P] [--channels N]`: the schedule
 // in its readable text form. `collsim list [--op OP]`: which algorithm runs which collective.
 #include <iostream>
 #include <memory>
@@ -6,20 +6,33 @@
 #include "algorithms/format.hpp"
 #include "algorithms/registry.hpp"
 #include "cli/commands.hpp"
-#include "cli/request_options.hpp"
+#include "cli/collective_args.hpp"
+#include "cli/evaluator.hpp"
+#include "cli/model_options.hpp"
 
 namespace collsim {
 
 void register_plan(CLI::App& app) {
-  auto opts = std::make_shared<RequestOptions>();
+  auto args = std::make_shared<CollectiveArgs>();
+  auto model = std::make_shared<ModelArgs>();
   auto max_ops = std::make_shared<std::uint64_t>(64);
   CLI::App* cmd = app.add_subcommand("plan", "Print the schedule an algorithm generates");
-  add_request_options(*cmd, *opts);
+  // The same options and defaults as predict: --algo/--proto auto resolve by --select under
+  // --model, so `plan` shows the schedule `predict` would time.
+  add_collective_options(cmd, *args);
+  add_model_options(cmd, *model, {"sim", "contention-free", "alpha-beta", "nccl"});
   cmd->add_option("--max-ops", *max_ops, "ops printed per channel (0: all)")
       ->capture_default_str();
-  cmd->callback([opts, max_ops] {
-    const Topology topo = opts->load();
-    const Schedule s = plan(opts->request(topo));
+  cmd->callback([args, model, max_ops] {
+    Prepared p = prepare(*args);
+    const Choice choice = Evaluator(p, *model).choose(p.request.count);
+    p.request.algorithm = choice.candidate.algorithm;
+    p.request.protocol = choice.candidate.protocol;
+    if (choice.how != "fixed") {
+      std::cout << "# --algo/--proto auto (" << choice.how << "): " << choice.candidate.algorithm
+                << "/" << to_string(choice.candidate.protocol) << "\n";
+    }
+    const Schedule s = plan(p.request);
     write_schedule(std::cout, s, *max_ops == 0 ? kAllOps : *max_ops);
   });
 }
