@@ -46,6 +46,10 @@ class RingSource final : public GeneratedSource {
   Op op(int rank, int channel, std::uint64_t index) const override {
     return phase(rank, channel).op(index);
   }
+  // Same ops as op(), without rebuilding the phase for each one.
+  std::unique_ptr<OpStream> stream(int rank, int channel) const override {
+    return std::make_unique<RingPhaseStream>(phase(rank, channel));
+  }
 
  private:
   RingPhase phase(int rank, int c) const {

@@ -30,14 +30,15 @@ Result Engine<Net>::run() {
     const Event e = queue_.pop();
     now_ = e.time();
     if (e.kind() == EventKind::kWake) {
-      StreamState& s = streams_[e.target];
-      if (!s.wake_pending || s.wake_gen != e.gen) continue;
+      const std::uint32_t sid = e.target();
+      StreamState& s = streams_[sid];
+      if (!s.wake_pending || s.wake_seq != e.seq()) continue;
       s.wake_pending = false;
       ++events_;
-      advance(e.target);
+      advance(sid);
     } else if constexpr (!Net::kKnowsFinish) {
       std::uint32_t cid = 0;
-      if (!net_->finish(e.target, e.gen, now_, cid)) continue;
+      if (!net_->finish(e.target(), e.seq(), now_, cid)) continue;
       ++events_;
       flow_done(cid);
     }
@@ -54,8 +55,7 @@ void Engine<Net>::wake(std::uint32_t sid, Time t) {
   if (s.wake_pending && s.wake_at <= t) return;
   s.wake_pending = true;
   s.wake_at = t;
-  ++s.wake_gen;
-  queue_.push(t, EventKind::kWake, sid, s.wake_gen);
+  s.wake_seq = queue_.push(t, EventKind::kWake, sid);
 }
 
 template <class Net>
@@ -83,8 +83,9 @@ bool Engine<Net>::begin_op(std::uint32_t sid) {
     return false;
   }
   if (s.dep_end > s.dep_next && !dependencies_met(sid)) return false;
-  s.op = s.cursor->op();
-  const Op& op = s.op;
+  const Op& op = s.cursor->op();
+  s.op_kind = op.kind;
+  s.op_bytes = op.bytes;
   s.active = true;
   s.piece = 0;
   s.op_start = std::max(now_, s.busy);
@@ -123,7 +124,7 @@ void Engine<Net>::complete_op(std::uint32_t sid, Time t) {
     rec.rank = static_cast<std::int32_t>(sid) / channels_;
     rec.channel = static_cast<std::int32_t>(sid) % channels_;
     rec.index = s.completed;
-    rec.op = s.op;
+    rec.op = s.cursor->op();
     rec.start = s.op_start;
     rec.end = t;
     if (s.out_conn >= 0) {
@@ -175,13 +176,14 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
   StreamState& s = streams_[sid];
   const std::uint64_t q = c.posted++;
   const std::uint64_t wire =
-      wire_per_byte_ == 1.0
+      payload == payload_ ? full_wire_
+      : wire_per_byte_ == 1.0
           ? payload
           : static_cast<std::uint64_t>(std::ceil(static_cast<double>(payload) * wire_per_byte_));
   c.wire_bytes += wire;
   ++pieces_;
   const RouteInfo& r = routes_[c.route];
-  const Time tx = net_->start(r, wire, now_, cid);
+  const Time tx = transmit(cid, c.route, wire);
   if (trace_ != nullptr) {
     c.trace_piece = static_cast<std::uint32_t>(trace_->pieces.size());
     trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
@@ -216,6 +218,14 @@ void Engine<Net>::flow_done(std::uint32_t cid) {
 }
 
 template <class Net>
+Time Engine<Net>::transmit(std::uint32_t cid, std::uint32_t route, std::uint64_t wire) {
+  if constexpr (Net::kKnowsFinish) {
+    if (wire == full_wire_) return full_tx_[route];
+  }
+  return net_->start(routes_[route], wire, now_, cid);
+}
+
+template <class Net>
 void Engine<Net>::advance(std::uint32_t sid) {
   StreamState& s = streams_[sid];
   while (!s.in_flight) {
@@ -223,18 +233,18 @@ void Engine<Net>::advance(std::uint32_t sid) {
       if (s.done) s.last_done = std::max(s.last_done, s.busy);
       return;
     }
-    const Op& op = s.op;
+    const OpKind kind = s.op_kind;
     Time ready = std::max(now_, s.busy);
-    if (is_local(op.kind)) {
+    if (is_local(kind)) {
       if (ready > now_) return wake(sid, ready);
-      const double rate = op.kind == OpKind::kCopy ? copy_rate_ : reduce_rate_;
-      s.busy = now_ + (rate > 0 ? wire_time(static_cast<double>(op.bytes), rate) : Time());
+      const double rate = kind == OpKind::kCopy ? copy_rate_ : reduce_rate_;
+      s.busy = now_ + (rate > 0 ? wire_time(static_cast<double>(s.op_bytes), rate) : Time());
       complete_op(sid, s.busy);
       continue;
     }
     const std::uint64_t done_bytes = static_cast<std::uint64_t>(s.piece) * payload_;
     const std::uint64_t bytes =
-        op.bytes > done_bytes ? std::min(payload_, op.bytes - done_bytes) : 0;
+        s.op_bytes > done_bytes ? std::min(payload_, s.op_bytes - done_bytes) : 0;
     ConnState* in = s.in_conn >= 0 ? &conns_[s.in_conn] : nullptr;
     ConnState* out = s.out_conn >= 0 ? &conns_[s.out_conn] : nullptr;
     std::uint64_t j = 0;
@@ -245,9 +255,7 @@ void Engine<Net>::advance(std::uint32_t sid) {
         return;
       }
       Time at = arrival(*in, j);
-      if (reduces(op.kind) && reduce_rate_ > 0 && bytes > 0) {
-        at += wire_time(static_cast<double>(bytes), reduce_rate_);
-      }
+      if (reduce_rate_ > 0 && bytes > 0 && reduces(kind)) at += reduce_time(bytes);
       ready = std::max(ready, at);
     }
     if (out != nullptr && out->posted >= slots_) {

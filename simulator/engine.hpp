@@ -30,38 +30,42 @@
 
 namespace collsim::detail {
 
+// Hot fields first: advance() touches the first cache line on every piece. The current op
+// itself stays in the cursor (valid until complete_op() moves it on); only its kind and size are
+// copied here.
 struct StreamState {
-  std::unique_ptr<OpStream> cursor;
-  Op op;
-  std::uint64_t op_count = 0;
-  std::uint64_t completed = 0;  // ops completed (= index of the current op)
-  std::uint32_t piece = 0;      // next piece of the current op
+  Time busy;  // when the channel finishes pushing its last piece
+  Time wake_at;
+  std::uint64_t wake_seq = kNoEvent;  // the pending wake's event; older ones are superseded
+  std::uint64_t op_bytes = 0;
+  std::uint32_t piece = 0;  // next piece of the current op
   std::uint32_t pieces = 0;
   std::int32_t in_conn = -1;  // current op's connections
   std::int32_t out_conn = -1;
-  std::int32_t send_peer = -1;  // last peers resolved, and their connections
-  std::int32_t send_conn = -1;
-  std::int32_t recv_peer = -1;
-  std::int32_t recv_conn = -1;
-  Time busy;  // when the channel finishes pushing its last piece
-  Time op_start;
-  Time last_done;  // completion of the last op
-  Time wake_at;
-  std::uint32_t wake_gen = 0;
-  std::uint32_t dep_next = 0;  // into deps_ (this stream's range)
-  std::uint32_t dep_end = 0;
+  OpKind op_kind = OpKind::kCopy;
   bool active = false;     // an op is loaded
   bool in_flight = false;  // max-min: a piece is being pushed, its end is an event
   bool wake_pending = false;
   bool done = false;
   bool dep_waiting = false;
+  std::uint64_t completed = 0;  // ops completed (= index of the current op)
+  std::uint64_t op_count = 0;
+  std::int32_t send_peer = -1;  // last peers resolved, and their connections
+  std::int32_t send_conn = -1;
+  std::int32_t recv_peer = -1;
+  std::int32_t recv_conn = -1;
+  std::uint32_t dep_next = 0;  // into deps_ (this stream's range)
+  std::uint32_t dep_end = 0;
+  Time op_start;
+  Time last_done;  // completion of the last op
+  std::unique_ptr<OpStream> cursor;
 };
 
 struct ConnState {
   std::uint32_t route = 0;
   std::uint32_t sender = 0;  // stream ids
   std::uint32_t receiver = 0;
-  std::uint32_t ring = 0;  // into times_: [ring, ring+slots) arrivals, then credits
+  std::uint32_t ring = 0;  // into times_: slot k at ring + 2k (arrival), ring + 2k + 1 (credit)
   std::uint64_t posted = 0;
   std::uint64_t consumed = 0;
   std::uint64_t wire_bytes = 0;
@@ -95,9 +99,20 @@ class Engine {
   void post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload);
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
-  Time arrival(const ConnState& c, std::uint64_t j) const { return times_[c.ring + j % slots_]; }
-  Time& arrival(ConnState& c, std::uint64_t j) { return times_[c.ring + j % slots_]; }
-  Time& credit(ConnState& c, std::uint64_t j) { return times_[c.ring + slots_ + j % slots_]; }
+  // A piece's arrival and its slot's credit sit side by side: the receiver reads one and writes
+  // the other, and so does the sender, so each touches one cache line, not two.
+  std::uint64_t slot(std::uint64_t j) const {
+    return slot_mask_ != 0 ? j & slot_mask_ : j % slots_;
+  }
+  Time arrival(const ConnState& c, std::uint64_t j) const { return times_[c.ring + 2 * slot(j)]; }
+  Time& arrival(ConnState& c, std::uint64_t j) { return times_[c.ring + 2 * slot(j)]; }
+  Time& credit(ConnState& c, std::uint64_t j) { return times_[c.ring + 2 * slot(j) + 1]; }
+  // wire_time() for the common sizes, computed once (same value, without the long double
+  // division per piece).
+  Time transmit(std::uint32_t cid, std::uint32_t route, std::uint64_t wire);
+  Time reduce_time(std::uint64_t bytes) const {
+    return bytes == payload_ ? reduce_full_ : wire_time(static_cast<double>(bytes), reduce_rate_);
+  }
 
   const Schedule& sched_;
   const Topology& topo_;
@@ -108,9 +123,12 @@ class Engine {
   int ranks_;
   int channels_;
   std::uint64_t slots_;
+  std::uint64_t slot_mask_;  // slots_ - 1 when a power of two (> 1), else 0
   std::uint64_t payload_;
-  double wire_per_byte_;  // 1 / protocol efficiency
-  double reduce_rate_;    // bytes/s; 0 = free
+  std::uint64_t full_wire_;  // wire bytes of a full piece
+  Time reduce_full_;         // reduction delay of a full piece
+  double wire_per_byte_;     // 1 / protocol efficiency
+  double reduce_rate_;       // bytes/s; 0 = free
   double copy_rate_;
   std::vector<int> gpu_;  // schedule rank -> cluster rank
 
@@ -121,6 +139,7 @@ class Engine {
   std::vector<Time> times_;
   std::unordered_map<std::uint64_t, std::uint32_t> conn_index_;
   std::vector<RouteInfo> routes_;
+  std::vector<Time> full_tx_;  // contention-free: per route, transmit time of a full piece
   std::vector<std::uint32_t> route_links_;
   std::unordered_map<std::uint64_t, std::uint32_t> route_index_;
   std::vector<double> link_capacity_;

@@ -27,10 +27,17 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       ranks_(s.rank_count()),
       channels_(s.channel_count()),
       slots_(static_cast<std::uint64_t>(std::max(1, s.info().fifo.slots))),
+      slot_mask_((slots_ & (slots_ - 1)) == 0 ? slots_ - 1 : 0),
       payload_(std::max<std::uint64_t>(1, s.info().fifo.slot_payload)),
       wire_per_byte_(1.0 / proto_.efficiency),
       reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
       copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
+  // Exactly what post() and advance() compute for a full piece.
+  full_wire_ =
+      wire_per_byte_ == 1.0
+          ? payload_
+          : static_cast<std::uint64_t>(std::ceil(static_cast<double>(payload_) * wire_per_byte_));
+  reduce_full_ = reduce_rate_ > 0 ? wire_time(static_cast<double>(payload_), reduce_rate_) : Time();
   gpu_ = o.placement;
   if (gpu_.empty()) {
     for (int r = 0; r < ranks_; ++r) gpu_.push_back(r);
@@ -54,6 +61,13 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
 template <class Net>
 void Engine<Net>::init_streams() {
   const std::size_t n = static_cast<std::size_t>(ranks_) * static_cast<std::size_t>(channels_);
+  // Events name their stream (or flow: at most one per stream) in 24 bits (event_queue.hpp).
+  if (n >= kMaxEventTarget) {
+    throw ScheduleError(
+        fmt::format("the simulator runs at most {} streams (ranks x channels); "
+                    "this schedule has {}",
+                    kMaxEventTarget - 1, n));
+  }
   streams_.resize(n);
   waiters_.resize(n);
   for (int r = 0; r < ranks_; ++r) {
@@ -101,6 +115,8 @@ std::uint32_t Engine<Net>::route_between(int from, int to) {
   info.rate = std::min(bottleneck, info.cap);
   const auto id = static_cast<std::uint32_t>(routes_.size());
   routes_.push_back(info);
+  // A model that knows a transfer's end at once times it by route and size alone (network.hpp).
+  if constexpr (Net::kKnowsFinish) full_tx_.push_back(Net{}.start(info, full_wire_, Time(), 0));
   if (trace_ != nullptr) trace_->routes.push_back(route.links);
   route_index_.emplace(key, id);
   return id;
@@ -181,16 +197,14 @@ void Engine<Net>::report_stuck() const {
     } else if (s.in_conn >= 0 && conns_[s.in_conn].receiver_waiting) {
       const ConnState& c = conns_[s.in_conn];
       why = fmt::format("waits for piece {} from rank {}, which has sent {}", c.consumed,
-                        s.op.recv_peer, c.posted);
+                        s.cursor->op().recv_peer, c.posted);
     } else if (s.out_conn >= 0 && conns_[s.out_conn].sender_waiting) {
-      why = fmt::format("waits for a free slot to rank {} ({} pieces unconsumed)", s.op.send_peer,
-                        slots_);
+      why = fmt::format("waits for a free slot to rank {} ({} pieces unconsumed)",
+                        s.cursor->op().send_peer, slots_);
     } else {
       why = "cannot proceed";
     }
-    const std::string what = s.active
-                                 ? fmt::format("op {} ({})", s.completed, describe(s.op))
-                                 : fmt::format("op {} ({})", s.completed, describe(s.cursor->op()));
+    const std::string what = fmt::format("op {} ({})", s.completed, describe(s.cursor->op()));
     lines.push_back(fmt::format("rank {} channel {} {} {}", rank, ch, what, why));
   }
   std::string msg = fmt::format("schedule cannot finish: {} stream(s) on rank(s) ", stuck);

@@ -31,9 +31,7 @@ Time FlowNetwork::start(const RouteInfo& route, std::uint64_t wire_bytes, Time n
     flows_.emplace_back();
   }
   Flow& f = flows_[id];
-  const std::uint32_t version = f.version + 1;
   f = Flow{};
-  f.version = version;
   f.first_link = route.first_link;
   f.link_count = route.link_count;
   f.cap = route.cap;
@@ -47,10 +45,9 @@ Time FlowNetwork::start(const RouteInfo& route, std::uint64_t wire_bytes, Time n
   return kPending;
 }
 
-bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t version, Time now,
-                         std::uint32_t& owner) {
+bool FlowNetwork::finish(std::uint32_t flow, std::uint64_t event, Time now, std::uint32_t& owner) {
   Flow& f = flows_[flow];
-  if (!f.active || f.version != version) return false;
+  if (!f.active || f.event != event) return false;
   f.active = false;
   --active_;
   owner = f.owner;
@@ -60,7 +57,7 @@ bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t version, Time now,
     *it = on.back();
     on.pop_back();
   }
-  ++f.version;
+  f.event = kNoEvent;
   free_.push_back(flow);
   rerate(flow, now);
   return true;
@@ -146,8 +143,7 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
     f.remaining = std::max(f.remaining, 0.0);
     f.last_ps = now.ps();
     f.rate = f.pending;
-    ++f.version;
-    queue_.push(now + wire_time(f.remaining, f.rate), EventKind::kFlowDone, g, f.version);
+    f.event = queue_.push(now + wire_time(f.remaining, f.rate), EventKind::kFlowDone, g);
   }
 }
 

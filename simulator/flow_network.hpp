@@ -14,13 +14,14 @@
 // keep a stale, still feasible rate until something on its own links changes. A ring over an
 // NVSwitch touches a handful of flows per event, not the whole network.
 //
-// A flow's end is an event (kFlowDone, flow id, version); re-rating a flow bumps its version, so
-// the superseded event is recognised and dropped when it surfaces.
+// A flow's end is an event (kFlowDone, flow id); re-rating a flow schedules a new one and
+// remembers its sequence number, so the superseded event is recognised and dropped when it
+// surfaces.
 //
 //   FlowNetwork net(capacities, route_links, queue);
 //   net.start(route, wire_bytes, now, conn);        // schedules kFlowDone
 //   std::uint32_t owner;
-//   if (net.finish(e.target, e.gen, now, owner)) ...  // the piece of connection `owner` left
+//   if (net.finish(e.target(), e.seq(), now, owner)) ...  // the piece of connection `owner` left
 #pragma once
 
 #include <cstdint>
@@ -41,9 +42,10 @@ class FlowNetwork {
               EventQueue& queue);
 
   Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time now, std::uint32_t owner);
-  // Handles a kFlowDone event. True if the flow has finished; `owner` is then the connection
-  // given to start(). False for a superseded event.
-  bool finish(std::uint32_t flow, std::uint32_t version, Time now, std::uint32_t& owner);
+  // Handles a kFlowDone event (its target and sequence number). True if the flow has finished;
+  // `owner` is then the connection given to start().
+  // False for a superseded event.
+  bool finish(std::uint32_t flow, std::uint64_t event, Time now, std::uint32_t& owner);
 
   std::size_t active_flows() const { return active_; }
 
@@ -56,7 +58,7 @@ class FlowNetwork {
     double rate = 0;
     double pending = 0;  // rate being computed
     std::int64_t last_ps = 0;
-    std::uint32_t version = 0;
+    std::uint64_t event = kNoEvent;  // the pending kFlowDone; older ones are superseded
     std::uint32_t owner = 0;
     std::uint32_t stamp = 0;
     bool frozen = false;

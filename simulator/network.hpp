@@ -2,7 +2,8 @@
 //
 // The engine (engine.hpp) is a template over the network model, so the hot loop makes no virtual
 // call; both models provide
-//   static constexpr bool kKnowsFinish;
+//   static constexpr bool kKnowsFinish;   // true: start() depends on route and bytes alone, so
+//                                         // the engine may time a full piece once per route
 //   // Starts pushing `wire_bytes` over `route` at `now` for connection `owner`.
 //   // Contention-free: returns the transmission time (known at once, no event).
 //   // Max-min: returns kPending; a kFlowDone event later reports the end (finish()).
