@@ -72,8 +72,8 @@ CostParams cost_params(const Topology& topo);
 // closed forms (tests compare the two).
 CostParams ideal_cost_params();
 
-// Applies a `costs:` YAML mapping on top of `params` (schema in cost_overrides.cpp and the
-// closing note of issue 4). Throws ConfigError "file:line:col: costs.x.y: ..." on unknown keys
+// Applies a `costs:` YAML mapping on top of `params` (schema in cost_overrides.cpp and
+// docs/config.md). Throws ConfigError "file:line:col: costs.x.y: ..." on unknown keys
 // or bad values.
 void apply_cost_overrides(const ConfigNode& costs, CostParams& params);
 
