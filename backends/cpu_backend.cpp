@@ -349,25 +349,16 @@ class CpuRun {
   }
 
   std::string stuck_message() const {
-    std::string msg = "cpu backend: the schedule cannot finish; stuck:";
-    int listed = 0;
-    int more = 0;
+    StuckReport report("cpu");
     for (const Stream& st : streams_) {
       if (st.finished) continue;
-      if (listed == 8) {
-        ++more;
-        continue;
-      }
       const char* why = st.wait == Wait::kRecv         ? "waits for data"
                         : st.wait == Wait::kSend       ? "waits for a free slot"
                         : st.wait == Wait::kDependency ? "waits for a dependency"
                                                        : "made no progress";
-      msg += fmt::format("{} rank {} channel {} op {} ({}) {}", listed == 0 ? "" : ";", st.rank,
-                         st.channel, st.cursor.index(), describe(st.cursor.op()), why);
-      ++listed;
+      report.add(st.rank, st.channel, st.cursor.index(), st.cursor.op(), why);
     }
-    if (more > 0) msg += fmt::format("; and {} more streams", more);
-    return msg;
+    return report.str();
   }
 
   const Schedule& s_;

@@ -145,8 +145,8 @@ Bandwidth Topology::bisection_bandwidth() const {
   };
   // When every GPU shares one NVLink domain, routing never leaves it (route.cpp rule 1), so only
   // NVLink-class links count; otherwise every link may carry cross-half traffic.
-  const auto& routes_fast = [&](DeviceId g) {
-    const Route& r = route(rank_gpu_.front(), g);
+  const auto routes_fast = [&](DeviceId gpu) {
+    const Route& r = route(rank_gpu_.front(), gpu);
     return std::all_of(r.links.begin(), r.links.end(),
                        [&](LinkId l) { return is_nvlink_class(links_[l.value].kind); });
   };

@@ -349,19 +349,16 @@ class CudaRun {
   }
 
   std::string stuck_message() const {
-    std::string msg = "cuda backend: the schedule cannot finish; stuck:";
-    int listed = 0;
+    StuckReport report("cuda");
     for (const Stream& st : streams_) {
-      if (st.cursor.done() || listed == 8) continue;
+      if (st.cursor.done()) continue;
       const Op& op = st.cursor.op();
       const char* why = receives(op.kind) && !st.received ? "waits for data"
                         : sends(op.kind)                  ? "waits for a free slot"
                                                           : "waits for a dependency";
-      msg += fmt::format("{} rank {} channel {} op {} ({}) {}", listed == 0 ? "" : ";", st.rank,
-                         st.channel, st.cursor.index(), describe(op), why);
-      ++listed;
+      report.add(st.rank, st.channel, st.cursor.index(), op, why);
     }
-    return msg;
+    return report.str();
   }
 
   struct Timed {

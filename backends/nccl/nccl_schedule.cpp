@@ -279,16 +279,14 @@ class NcclRun {
   }
 
   std::string stuck_message() const {
-    std::string msg = "nccl backend: the schedule cannot finish; stuck:";
-    int listed = 0;
+    StuckReport report("nccl");
     for (const Stream& st : streams_) {
-      if (st.cursor.done() || listed == 8) continue;
-      msg += fmt::format("{} rank {} channel {} op {} ({}) waits for a dependency",
-                         listed == 0 ? "" : ";", st.rank, st.channel, st.cursor.index(),
-                         describe(st.cursor.op()));
-      ++listed;
+      if (!st.cursor.done()) {
+        report.add(st.rank, st.channel, st.cursor.index(), st.cursor.op(),
+                   "waits for a dependency");
+      }
     }
-    return msg;
+    return report.str();
   }
 
   struct Timed {
