@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "algorithms/schedule.hpp"
+#include "algorithms/trace_events.hpp"
 #include "simulator/simulate.hpp"
 
 namespace collsim {
@@ -57,11 +58,6 @@ struct TraceOptions {
   int counter_buckets = 200;   // time buckets of the link utilisation counters
   int max_link_counters = 64;  // the busiest links get a counter track
 };
-
-// The name NCCL gives the kernel running this schedule: ncclDevKernel_<Coll>_<Op>_<type>_<ALGO>_
-// <PROTO>, e.g. ncclDevKernel_AllReduce_Sum_f32_RING_LL (NCCL src/device/generate.py names; our
-// algorithms map ring/ring2d -> RING, tree/dbtree -> TREE, others upper-cased).
-std::string nccl_kernel_name(const ScheduleInfo& info);
 
 void write_trace(std::ostream& out, const Schedule& s, const Topology& topo, const Result& r,
                  const TraceRecorder& rec, const TraceOptions& options = {});
