@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "backends/piece_walk.hpp"
 #include "backends/reduce_kernels.hpp"
 #include "topology/error.hpp"
 
@@ -73,10 +74,6 @@ Piece take_piece() {
 
 void give_piece(Piece&& p) {
   if (p.capacity() > 0 && t_pool.size() < 64) t_pool.push_back(std::move(p));
-}
-
-std::uint64_t piece_count(std::uint64_t bytes, std::uint64_t payload) {
-  return bytes == 0 ? 1 : (bytes + payload - 1) / payload;
 }
 
 class CpuRun {

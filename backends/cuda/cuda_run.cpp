@@ -13,17 +13,12 @@
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/cuda_plan.hpp"
 #include "backends/cuda/device_kernels.hpp"
+#include "backends/piece_walk.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
 
-namespace {
-
-std::uint64_t piece_count(std::uint64_t bytes, std::uint64_t payload) {
-  return bytes == 0 ? 1 : (bytes + payload - 1) / payload;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // Errors are ignored: a destructor cannot report them.
 CudaBackend::Plan::~Plan() {
@@ -311,23 +306,11 @@ class CudaRun {
           reduce(st, d, d, p_.dev->ptr(st.rank, op.src), op.bytes, op.postop);
         }
       } else {
-        const std::uint64_t pieces = piece_count(op.bytes, payload_);
-        while (st.piece < pieces) {
-          const std::uint64_t off = st.piece * payload_;
-          const std::size_t len =
-              static_cast<std::size_t>(std::min(payload_, op.bytes - std::min(off, op.bytes)));
-          if (receives(op.kind) && !st.received) {
-            if (!receive(st, op, off, len)) return progress;
-            st.received = true;
-            progress = true;
-          }
-          if (sends(op.kind)) {
-            if (!send(st, op, off, len)) return progress;
-            progress = true;
-          }
-          st.received = false;
-          ++st.piece;
-        }
+        const PieceWalk w = walk_pieces(
+            st.piece, st.received, op, payload_, progress,
+            [&](std::uint64_t off, std::size_t len) { return receive(st, op, off, len); },
+            [&](std::uint64_t off, std::size_t len) { return send(st, op, off, len); });
+        if (w == PieceWalk::kBlocked) return progress;
       }
       if (o_.record_ops) {
         cudaEvent_t end = new_event(p_.dev->device(st.rank), true);

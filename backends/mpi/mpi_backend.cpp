@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "backends/mpi/mpi_world.hpp"
+#include "backends/piece_walk.hpp"
 #include "backends/reduce_kernels.hpp"
 #include "topology/error.hpp"
 
@@ -18,10 +19,6 @@ namespace collsim {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::uint64_t piece_count(std::uint64_t bytes, std::uint64_t payload) {
-  return bytes == 0 ? 1 : (bytes + payload - 1) / payload;
-}
 
 Time elapsed(Clock::time_point a, Clock::time_point b) {
   return ns(
@@ -349,23 +346,11 @@ class MpiRun {
           combine(d, d, ptr(op.src), op.bytes, op.postop);
         }
       } else {
-        const std::uint64_t pieces = piece_count(op.bytes, payload_);
-        while (st.piece < pieces) {
-          const std::uint64_t off = st.piece * payload_;
-          const std::size_t len =
-              static_cast<std::size_t>(std::min(payload_, op.bytes - std::min(off, op.bytes)));
-          if (receives(op.kind) && !st.received) {
-            if (!receive(st, op, off, len)) return progress;
-            st.received = true;
-            progress = true;
-          }
-          if (sends(op.kind)) {
-            if (!send(st, op, off, len)) return progress;
-            progress = true;
-          }
-          st.received = false;
-          ++st.piece;
-        }
+        const PieceWalk w = walk_pieces(
+            st.piece, st.received, op, payload_, progress,
+            [&](std::uint64_t off, std::size_t len) { return receive(st, op, off, len); },
+            [&](std::uint64_t off, std::size_t len) { return send(st, op, off, len); });
+        if (w == PieceWalk::kBlocked) return progress;
       }
       const auto now = Clock::now();
       if (o_.record_ops) {

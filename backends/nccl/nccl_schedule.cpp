@@ -13,15 +13,12 @@
 #include "backends/nccl/nccl_backend.hpp"
 #include "backends/nccl/nccl_check.hpp"
 #include "backends/nccl/nccl_comms.hpp"
+#include "backends/piece_walk.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
 
 namespace {
-
-std::uint64_t piece_count(std::uint64_t bytes, std::uint64_t payload) {
-  return bytes == 0 ? 1 : (bytes + payload - 1) / payload;
-}
 
 struct PendingSend {
   const std::byte* data;
@@ -237,26 +234,23 @@ class NcclRun {
           reduce(st, d, d, dev_.ptr(st.rank, op.src), op.bytes, op.postop);
         }
       } else {
-        const std::uint64_t pieces = piece_count(op.bytes, payload_);
-        while (st.piece < pieces) {
-          const std::uint64_t off = st.piece * payload_;
-          const std::size_t len =
-              static_cast<std::size_t>(std::min(payload_, op.bytes - std::min(off, op.bytes)));
-          if (receives(op.kind) && !st.received) {
-            st.want_recv = true;
-            st.recv_bytes = len;
-            return progress;
-          }
-          if (sends(op.kind)) {
-            const std::byte* data =
-                receives(op.kind) ? st.outgoing : dev_.ptr(st.rank, op.src) + off;
-            st.sends.push_back({data, len, op.send_peer});
-            bytes_sent_ += len;
-          }
-          st.received = false;
-          ++st.piece;
-          progress = true;
-        }
+        // A receive is only requested here: the group call posts it, and marks the piece
+        // received when the group completes.
+        const PieceWalk w = walk_pieces(
+            st.piece, st.received, op, payload_, progress,
+            [&](std::uint64_t, std::size_t len) {
+              st.want_recv = true;
+              st.recv_bytes = len;
+              return false;
+            },
+            [&](std::uint64_t off, std::size_t len) {
+              const std::byte* data =
+                  receives(op.kind) ? st.outgoing : dev_.ptr(st.rank, op.src) + off;
+              st.sends.push_back({data, len, op.send_peer});
+              bytes_sent_ += len;
+              return true;
+            });
+        if (w == PieceWalk::kBlocked) return progress;
       }
       if (o_.record_ops) {
         cudaEvent_t end = event(st.rank, true);
