@@ -9,13 +9,19 @@
 
 namespace collsim {
 
-Topology load_cluster(const std::string& config, std::optional<int> nodes) {
-  Topology topo = load_topology(config, LoadOptions{nodes});
+Topology load_cluster(const std::string& config, std::optional<int> nodes,
+                      const std::vector<std::string>& cost_files) {
+  Topology topo = load_topology(config, LoadOptions{nodes, cost_files});
   (void)cost_params(topo);  // validates the overrides; the simulator applies them itself
   return topo;
 }
 
-Topology RequestOptions::load() const { return load_cluster(config, nodes); }
+void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files) {
+  cmd.add_option("--costs", cost_files,
+                 "calibration overlay(s) from `collsim calibrate`, layered over CONFIG's costs");
+}
+
+Topology RequestOptions::load() const { return load_cluster(config, nodes, cost_files); }
 
 Request RequestOptions::request(const Topology& topo) const {
   Request r;
@@ -61,6 +67,7 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
       ->capture_default_str();
   cmd.add_option("--nodes", opts.nodes, "override the node count of a templated config")
       ->check(CLI::PositiveNumber);
+  add_costs_option(cmd, opts.cost_files);
 }
 
 }  // namespace collsim

@@ -8,23 +8,29 @@
 //   Request r = opts->request(topo);               // RequestError on a bad size or name
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
+#include <vector>
 
 #include "algorithms/request.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {
 
-// Loads CONFIG (a file or preset) with --nodes applied and checks its `costs:` overrides at
-// once, so every mistake in the file surfaces when it is loaded, whatever the command.
-Topology load_cluster(const std::string& config, std::optional<int> nodes);
+// Loads CONFIG (a file or preset) with --nodes applied and the --costs overlays (written by
+// `collsim calibrate`) layered over its own `costs:`, and checks every cost override at once, so
+// every mistake in the files surfaces when they are loaded, whatever the command.
+Topology load_cluster(const std::string& config, std::optional<int> nodes,
+                      const std::vector<std::string>& cost_files = {});
+
+// Registers `--costs FILE...`: calibration overlays to layer over CONFIG's costs.
+void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files);
 
 struct RequestOptions {
   std::string config;
   std::optional<int> nodes;
+  std::vector<std::string> cost_files;
   std::string op;
   std::string bytes;
   std::string algo = "ring";

@@ -106,7 +106,7 @@ CostParams default_cost_params(const Topology& topo) {
 
 CostParams cost_params(const Topology& topo) {
   CostParams c = default_cost_params(topo);
-  if (const ConfigNode* costs = topo.cost_overrides()) apply_cost_overrides(*costs, c);
+  for (const ConfigNode* costs : topo.cost_layers()) apply_cost_overrides(*costs, c);
   return c;
 }
 

@@ -26,14 +26,22 @@ class TopologyBuilder {
 
   int add_gpu_model(const GpuModel& model);
   // `node` is -1 for devices shared by several nodes (network switches, a multi-node NVSwitch).
-  DeviceId add_device(DeviceKind kind, std::string name, int node, int model = -1,
-                      bool p2p = true);
+  DeviceId add_device(DeviceKind kind, std::string name, int node, int model = -1, bool p2p = true);
   // A full-duplex cable: two directed links with the same bandwidth and latency. Returns the
   // a -> b link; the b -> a link is its `reverse`.
   LinkId add_cable(DeviceId a, DeviceId b, LinkKind kind, Bandwidth bw, Time latency);
   void set_network_kind(NetworkKind kind) { topo_.network_kind_ = kind; }
   void set_pxn(bool on) { topo_.pxn_ = on; }
-  void set_cost_overrides(std::shared_ptr<const ConfigNode> costs) { topo_.costs_ = std::move(costs); }
+  // Appends a `costs:` layer (the config's own first, then overlays; `file` names an overlay).
+  void add_cost_layer(std::shared_ptr<const ConfigNode> costs, std::string file = {}) {
+    add_cost_layer(topo_, std::move(costs), std::move(file));
+  }
+  // The same on a built topology (the loader layers calibration overlays after building).
+  static void add_cost_layer(Topology& topo, std::shared_ptr<const ConfigNode> costs,
+                             std::string file = {}) {
+    topo.costs_.push_back(std::move(costs));
+    if (!file.empty()) topo.cost_files_.push_back(std::move(file));
+  }
   // Rank order; by default node-major (node 0's GPUs in local order, then node 1's...).
   void set_ranks(std::vector<DeviceId> gpus) { ranks_ = std::move(gpus); }
 

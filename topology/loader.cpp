@@ -1,13 +1,14 @@
 #include "topology/loader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <fmt/format.h>
-
+#include "topology/builder.hpp"
 #include "topology/config_forms.hpp"
 #include "topology/config_node.hpp"
 #include "topology/error.hpp"
@@ -33,12 +34,35 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
+namespace {
+
+std::string read_text(const std::string& file, std::string_view what) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(fmt::format("{}: cannot open the {}", file, what));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::shared_ptr<const ConfigNode> load_cost_overlay(const std::string& file) {
+  const ConfigNode root = ConfigNode::parse(read_text(file, "costs file"), file);
+  root.allow_keys({"calibration", "costs"});
+  return std::make_shared<ConfigNode>(root.at("costs"));
+}
+
 Topology parse_topology(const std::string& text, const std::string& file,
                         const LoadOptions& options) {
   const ConfigNode root = ConfigNode::parse(text, file);
   std::string default_name = fs::path(file).stem().string();
-  if (root.has("devices") || root.has("links")) return build_explicit(root, default_name, options);
-  return build_templated(root, default_name, options);
+  Topology topo = root.has("devices") || root.has("links")
+                      ? build_explicit(root, default_name, options)
+                      : build_templated(root, default_name, options);
+  for (const std::string& f : options.cost_files) {
+    TopologyBuilder::add_cost_layer(topo, load_cost_overlay(f), f);
+  }
+  return topo;
 }
 
 Topology load_topology(const std::string& config, const LoadOptions& options) {
@@ -54,11 +78,11 @@ Topology load_topology(const std::string& config, const LoadOptions& options) {
                                     config, expected_one_of(config, preset_names())));
     }
   }
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open the config file", config));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_topology(text.str(), looks_like_path ? config : path.string(), options);
+  if (!std::ifstream(path)) {
+    throw ConfigError(fmt::format("{}: cannot open the config file", config));
+  }
+  return parse_topology(read_text(path.string(), "config file"),
+                        looks_like_path ? config : path.string(), options);
 }
 
 }  // namespace collsim

@@ -11,6 +11,7 @@
 // Every mistake is a ConfigError "file:line:col: key.path: what was expected".
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,10 +20,16 @@
 
 namespace collsim {
 
+class ConfigNode;
+
 struct LoadOptions {
   // Overrides a templated config's node count (the fabric grows with it); an error on an
   // explicit config.
   std::optional<int> nodes;
+  // Calibration overlays (written by `collsim calibrate`) layered over the config's own `costs:`,
+  // in order: YAML files with a required `costs:` mapping and an optional `calibration:` record
+  // of how it was fitted. The costs are checked where they are applied (cost_params).
+  std::vector<std::string> cost_files = {};
 };
 
 // `config` is a path to a YAML file or the name of a preset (a file in the preset directory).
@@ -33,6 +40,10 @@ Topology parse_topology(const std::string& text, const std::string& file,
 
 // Where presets live: $COLLSIM_CONFIG_DIR if set, else the source tree's configs/ (compiled in).
 std::string preset_directory();
+
+// Reads one calibration overlay (see LoadOptions::cost_files): its `costs:` mapping, located for
+// errors ("cal.yaml:3:5: costs.protocols.simpel: unknown key; ...").
+std::shared_ptr<const ConfigNode> load_cost_overlay(const std::string& file);
 std::vector<std::string> preset_names();
 
 }  // namespace collsim

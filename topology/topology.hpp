@@ -48,9 +48,12 @@ class Topology {
   // destination's rail, reaching it over NVLink through the GPU that owns that NIC, so that
   // cross-rail traffic stays off the spines (theory.md §2.3 item 3, [S19]).
   bool pxn() const { return pxn_; }
-  // The config's `costs:` mapping, kept for the simulator to apply over its defaults
-  // (simulator/cost_params.hpp, cost_params(const Topology&)); nullptr when there is none.
-  const ConfigNode* cost_overrides() const { return costs_.get(); }
+  // The `costs:` mappings to apply over the simulator's defaults, in order: the config's own,
+  // then each calibration overlay loaded with it (LoadOptions::cost_files). The simulator applies
+  // them (simulator/cost_params.hpp, cost_params(const Topology&)).
+  std::vector<const ConfigNode*> cost_layers() const;
+  // The cost files that were layered on, as given (for provenance in reports).
+  const std::vector<std::string>& cost_files() const { return cost_files_; }
 
   // Devices and links, indexed by their ids (dense, from 0).
   const std::vector<Device>& devices() const { return devices_; }
@@ -98,9 +101,9 @@ class Topology {
  private:
   friend class TopologyBuilder;
   Topology();
-  void assign_nics();  // fills gpu_nic_ (see nic_of)
+  void assign_nics();                                     // fills gpu_nic_ (see nic_of)
   std::vector<int> node_local_hops(DeviceId from) const;  // BFS over non-network links
-  Route find_route(DeviceId from, DeviceId to) const;      // uncached; route.cpp
+  Route find_route(DeviceId from, DeviceId to) const;     // uncached; route.cpp
   Route intra_route(DeviceId from, DeviceId to) const;
   Route network_route(DeviceId from_nic, DeviceId to_nic) const;
   Route pxn_first_leg(DeviceId gpu, DeviceId dst_nic, DeviceId& via_nic) const;
@@ -111,7 +114,8 @@ class Topology {
   std::string name_;
   NetworkKind network_kind_ = NetworkKind::kNone;
   bool pxn_ = false;
-  std::shared_ptr<const ConfigNode> costs_;
+  std::vector<std::shared_ptr<const ConfigNode>> costs_;
+  std::vector<std::string> cost_files_;
   std::vector<Device> devices_;
   std::vector<Link> links_;
   std::vector<GpuModel> models_;  // indexed by Device::model
@@ -119,7 +123,7 @@ class Topology {
   std::vector<DeviceId> rank_gpu_;
   std::vector<std::optional<DeviceId>> gpu_nic_;  // indexed by device id (GPUs only)
   std::vector<int> nic_index_;  // indexed by device id: position among all NICs (-1 otherwise)
-  std::vector<std::vector<DeviceId>> node_nics_;  // per node, by local index
+  std::vector<std::vector<DeviceId>> node_nics_;    // per node, by local index
   std::vector<std::optional<DeviceId>> nic_owner_;  // per device id (NICs): the GPU it serves
   std::unique_ptr<Graph> graph_;
   std::unique_ptr<RouteCache> routes_;
