@@ -18,5 +18,7 @@ void register_trace(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_compare(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_calibrate(CLI::App& app);
+void register_validate(CLI::App& app);
 
 }  // namespace collsim

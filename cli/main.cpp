@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   collsim::register_sweep(app);
   collsim::register_compare(app);
   collsim::register_bench(app);
+  collsim::register_calibrate(app);
+  collsim::register_validate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

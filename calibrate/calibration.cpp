@@ -1,0 +1,367 @@
+#include "calibrate/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <ostream>
+#include <set>
+
+#include "algorithms/registry.hpp"
+#include "calibrate/least_squares.hpp"
+
+namespace collsim {
+
+namespace {
+
+double error_pct(double predicted, double measured) {
+  return (predicted - measured) / measured * 100.0;
+}
+
+std::string request_key(const Request& r) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", to_string(r.collective), r.algorithm,
+                     to_string(r.protocol), to_string(r.dtype), r.count, r.channels, r.root,
+                     r.comm.size());
+}
+
+// Schedules built once, shared by every row that runs the same request.
+class ScheduleCache {
+ public:
+  int index(const Request& r) {
+    const std::string key = request_key(r);
+    const auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    schedules_.push_back(plan(r));
+    requests_.push_back(r);
+    return index_[key] = static_cast<int>(schedules_.size() - 1);
+  }
+  std::size_t size() const { return schedules_.size(); }
+  const Schedule& schedule(int i) const { return schedules_[i]; }
+  const Request& request(int i) const { return requests_[i]; }
+
+ private:
+  std::map<std::string, int> index_;
+  std::vector<Schedule> schedules_;
+  std::vector<Request> requests_;
+};
+
+Time simulate_request(const Topology& topo, const Request& r, const Schedule& s,
+                      const CostParams& costs) {
+  RowCase c;
+  c.request = r;
+  return predict_case(topo, c, costs, &s);
+}
+
+// How the fit predicts one row: one schedule, or two to extrapolate from.
+struct FitRow {
+  int a = -1, b = -1;  // schedule indices; b < 0: exact
+  double bytes = 0, bytes_a = 0, bytes_b = 0;
+  double measured_us = 0;
+  std::size_t file = 0;
+};
+
+Request with_count(Request r, std::uint64_t count) {
+  r.count = std::max<std::uint64_t>(1, count);
+  return r;
+}
+
+std::vector<double> abs_sorted(const std::vector<double>& e) {
+  std::vector<double> a;
+  for (double x : e) a.push_back(std::abs(x));
+  std::sort(a.begin(), a.end());
+  return a;
+}
+
+}  // namespace
+
+ErrorStats error_stats(const std::vector<double>& errors_pct) {
+  ErrorStats s;
+  s.rows = errors_pct.size();
+  if (errors_pct.empty()) return s;
+  const std::vector<double> a = abs_sorted(errors_pct);
+  const std::size_t n = a.size();
+  s.median_abs_pct = n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
+  const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
+  s.p90_abs_pct = a[std::max<std::size_t>(rank, 1) - 1];
+  s.max_abs_pct = a.back();
+  return s;
+}
+
+Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,
+                      const CalibrateOptions& options) {
+  Calibration cal;
+  cal.start = cost_params(topo);
+  cal.fitted = cal.start;
+  std::vector<std::pair<std::size_t, RowCase>> cases;  // (file, case)
+  std::set<Protocol> protocols;
+  for (std::size_t fi = 0; fi < files.size(); ++fi) {
+    FilePlan plan = plan_measurements(topo, files[fi]);
+    cal.files.push_back(files[fi].path);
+    for (std::string& s : plan.skipped) cal.skipped.push_back(std::move(s));
+    for (RowCase& c : plan.cases) {
+      if (c.substituted && !options.fit_substituted) {
+        cal.skipped.push_back(
+            fmt::format("{}:{}: NCCL would run {}, which collsim does not simulate; not fitted",
+                        files[fi].path, c.line, c.nccl_pick));
+        continue;
+      }
+      if (c.measured_us <= 0) continue;
+      protocols.insert(c.request.protocol);
+      cases.emplace_back(fi, std::move(c));
+    }
+  }
+  cal.rows = cases.size();
+  if (cases.empty()) {
+    throw MeasurementError(
+        "calibrate: no row of the measurements can be predicted on this "
+        "cluster, so there is nothing to fit");
+  }
+
+  ScheduleCache cache;
+  std::vector<FitRow> rows;
+  for (const auto& [fi, c] : cases) {
+    FitRow fr;
+    fr.file = fi;
+    fr.measured_us = c.measured_us;
+    const double bytes = static_cast<double>(request_bytes(c.request).count());
+    fr.bytes = bytes;
+    if (bytes > static_cast<double>(options.exact_limit) && c.request.count > 4) {
+      const double scale_b = static_cast<double>(options.exact_limit) / bytes;
+      const auto count_b =
+          static_cast<std::uint64_t>(static_cast<double>(c.request.count) * scale_b);
+      const Request rb = with_count(c.request, count_b);
+      const Request ra = with_count(c.request, count_b / 2);
+      fr.a = cache.index(ra);
+      fr.b = cache.index(rb);
+      fr.bytes_a = static_cast<double>(request_bytes(ra).count());
+      fr.bytes_b = static_cast<double>(request_bytes(rb).count());
+    } else {
+      fr.a = cache.index(c.request);
+    }
+    rows.push_back(fr);
+  }
+
+  const std::vector<CostParameter> params = cost_parameters_for(
+      topo, std::vector<Protocol>(protocols.begin(), protocols.end()), cal.start);
+  const auto n = static_cast<Eigen::Index>(params.size());
+  LsqProblem p;
+  p.x0.resize(n);
+  p.lower.resize(n);
+  p.upper.resize(n);
+  p.step.resize(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const CostParameter& cp = params[static_cast<std::size_t>(j)];
+    p.x0[j] = cp.value(cal.start);
+    p.lower[j] = cp.lower();
+    p.upper[j] = cp.upper();
+    p.step[j] = cp.step();
+  }
+  auto costs_at = [&](const Eigen::VectorXd& x) {
+    CostParams c = cal.start;
+    for (Eigen::Index j = 0; j < n; ++j) params[static_cast<std::size_t>(j)].set_value(c, x[j]);
+    return c;
+  };
+  p.residuals = [&](const Eigen::VectorXd& x) {
+    const CostParams c = costs_at(x);
+    std::vector<double> t(cache.size());
+    for (std::size_t i = 0; i < cache.size(); ++i) {
+      t[i] = simulate_request(topo, cache.request(static_cast<int>(i)),
+                              cache.schedule(static_cast<int>(i)), c)
+                 .us();
+    }
+    Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const FitRow& fr = rows[i];
+      double pred = t[fr.a];
+      if (fr.b >= 0) {
+        pred = t[fr.a] + (t[fr.b] - t[fr.a]) * (fr.bytes - fr.bytes_a) / (fr.bytes_b - fr.bytes_a);
+      }
+      r[static_cast<Eigen::Index>(i)] = std::log(std::max(pred, 1e-9) / fr.measured_us);
+    }
+    return r;
+  };
+  const LsqResult fit = robust_least_squares(p);
+  cal.fitted = costs_at(fit.x);
+  cal.iterations = fit.iterations;
+  cal.evaluations = fit.evaluations;
+  cal.converged = fit.converged;
+
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const CostParameter& cp = params[static_cast<std::size_t>(j)];
+    FittedParameter fp;
+    fp.parameter = cp;
+    fp.before = cp.format(cal.start);
+    fp.value = cp.format(cal.fitted);
+    fp.fitted = fit.free[static_cast<std::size_t>(j)];
+    fp.fit_value = fit.x[j];
+    fp.fit_sigma = fit.sigma[j];
+    fp.at_bound = fp.fitted && fit.at_bound[static_cast<std::size_t>(j)];
+    if (fp.fitted) {
+      fp.sigma = fp.at_bound ? "at bound" : cp.format_sigma(cal.fitted, fit.sigma[j]);
+      // Information share per file: sum over its rows of w J^2.
+      std::vector<double> share(files.size(), 0.0);
+      double total = 0;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto ii = static_cast<Eigen::Index>(i);
+        const double info = fit.weights[ii] * fit.jacobian(ii, j) * fit.jacobian(ii, j);
+        share[rows[i].file] += info;
+        total += info;
+      }
+      std::vector<std::string> parts;
+      for (std::size_t f = 0; f < files.size(); ++f) {
+        if (total > 0 && share[f] / total >= 0.05) {
+          parts.push_back(fmt::format("{} {:.0f}%", files[f].path, 100 * share[f] / total));
+        }
+      }
+      fp.determined_by = fmt::format("{}", fmt::join(parts, ", "));
+      if (fp.at_bound) {
+        fp.determined_by = fmt::format(
+            "ran to its bound (the rows say only that it is {}); {}",
+            fit.x[j] <= cp.lower() + 1e-9 ? "at most this" : "at least this", fp.determined_by);
+      }
+    } else {
+      const int other = fit.collinear_with[static_cast<std::size_t>(j)];
+      fp.determined_by =
+          other >= 0 ? fmt::format("not determined: moves the rows as {} does, which is fitted",
+                                   params[static_cast<std::size_t>(other)].path())
+                     : std::string("not determined: no row depends on it");
+    }
+    cal.parameters.push_back(std::move(fp));
+  }
+
+  std::vector<double> before, after;
+  for (const auto& [fi, c] : cases) {
+    const Schedule& s = cache.schedule(cache.index(c.request));
+    before.push_back(error_pct(predict_case(topo, c, cal.start, &s).us(), c.measured_us));
+    after.push_back(error_pct(predict_case(topo, c, cal.fitted, &s).us(), c.measured_us));
+  }
+  cal.before = error_stats(before);
+  cal.after = error_stats(after);
+  return cal;
+}
+
+void write_overlay(std::ostream& out, const Calibration& cal, const std::string& config,
+                   const std::string& command_line) {
+  out << "# Calibration overlay written by `collsim calibrate`. Layer it over its config:\n";
+  out << fmt::format("#   collsim predict {} --costs THIS.yaml ...\n", config);
+  out << "# Every value under costs: was fitted to the files below (robust least squares on\n";
+  out << "# log time, docs/calibration.md); parameters the rows could not determine are left "
+         "out.\n";
+  out << "calibration:\n";
+  out << fmt::format("  config: {}\n", config);
+  out << fmt::format("  command: \"{}\"\n", command_line);
+  out << "  measurements:\n";
+  for (const std::string& f : cal.files) out << fmt::format("    - {}\n", f);
+  out << fmt::format("  rows: {}\n", cal.rows);
+  out << fmt::format("  skipped_rows: {}\n", cal.skipped.size());
+  out << fmt::format("  iterations: {}\n", cal.iterations);
+  out << fmt::format("  simulations_per_row: {}\n", cal.evaluations);
+  out << fmt::format(
+      "  error_before: {{median_abs_pct: {:.2f}, p90_abs_pct: {:.2f}, max_abs_pct: {:.2f}}}\n",
+      cal.before.median_abs_pct, cal.before.p90_abs_pct, cal.before.max_abs_pct);
+  out << fmt::format(
+      "  error_after: {{median_abs_pct: {:.2f}, p90_abs_pct: {:.2f}, max_abs_pct: {:.2f}}}\n",
+      cal.after.median_abs_pct, cal.after.p90_abs_pct, cal.after.max_abs_pct);
+  out << "  parameters:\n";
+  for (const FittedParameter& p : cal.parameters) {
+    out << fmt::format("    - path: {}\n", p.parameter.path());
+    out << fmt::format("      before: \"{}\"\n", p.before);
+    if (p.fitted) {
+      out << fmt::format("      value: \"{}\"\n", p.value);
+      out << fmt::format("      sigma: \"{}\"\n", p.sigma);
+    }
+    out << fmt::format("      determined_by: \"{}\"\n", p.determined_by);
+  }
+  // The costs: mapping, nested as cost_overrides.cpp reads it.
+  std::map<std::string, std::vector<const FittedParameter*>> by_protocol;
+  std::vector<const FittedParameter*> links;
+  for (const FittedParameter& p : cal.parameters) {
+    if (!p.fitted) continue;
+    if (p.parameter.field == CostParameter::Field::kLinkEfficiency) {
+      links.push_back(&p);
+    } else {
+      by_protocol[std::string(to_string(p.parameter.protocol))].push_back(&p);
+    }
+  }
+  out << "costs:";
+  if (links.empty() && by_protocol.empty()) out << " {}";
+  out << "\n";
+  auto leaf = [](const std::string& path) { return path.substr(path.rfind('.') + 1); };
+  if (!links.empty()) {
+    out << "  link_efficiency:\n";
+    for (const FittedParameter* p : links) {
+      out << fmt::format("    {}: {}    # +- {}\n", leaf(p->parameter.path()), p->value, p->sigma);
+    }
+  }
+  if (!by_protocol.empty()) {
+    out << "  protocols:\n";
+    for (Protocol proto : all_protocols()) {
+      const auto it = by_protocol.find(std::string(to_string(proto)));
+      if (it == by_protocol.end()) continue;
+      out << fmt::format("    {}:\n", it->first);
+      bool hop_open = false;
+      for (const FittedParameter* p : it->second) {
+        if (p->parameter.field == CostParameter::Field::kHopLatency) continue;
+        const bool no_cap =
+            p->parameter.field == CostParameter::Field::kChannelBandwidth && p->at_bound;
+        out << fmt::format("      {}: {}    # {}\n", leaf(p->parameter.path()),
+                           no_cap ? "none" : p->value,
+                           no_cap        ? "the rows fit best with no cap"
+                           : p->at_bound ? "at its bound"
+                                         : "+- " + p->sigma);
+      }
+      for (const FittedParameter* p : it->second) {
+        if (p->parameter.field != CostParameter::Field::kHopLatency) continue;
+        if (!hop_open) out << "      hop_latency:\n";
+        hop_open = true;
+        out << fmt::format("        {}: {}    # +- {}\n", leaf(p->parameter.path()), p->value,
+                           p->sigma);
+      }
+    }
+  }
+}
+
+void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_bytes) {
+  std::erase_if(
+      f.rows, [&](const MeasurementRow& r) { return r.bytes < min_bytes || r.bytes > max_bytes; });
+}
+
+Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
+                    const CostParams& costs, ValidationModel model) {
+  Validation v;
+  std::vector<double> all, simulated;
+  for (const MeasurementFile& f : files) {
+    FilePlan plan = plan_measurements(topo, f);
+    for (std::string& s : plan.skipped) v.skipped.push_back(std::move(s));
+    std::vector<double> errors;
+    for (RowCase& c : plan.cases) {
+      if (c.measured_us <= 0) continue;
+      ValidationRow row;
+      row.file = f.path;
+      if (model == ValidationModel::kNccl) {
+        row.predicted_us = c.nccl_us;
+      } else {
+        row.predicted_us = predict_case(topo, c, costs).us();
+      }
+      if (row.predicted_us) {
+        row.error_pct = error_pct(*row.predicted_us, c.measured_us);
+        errors.push_back(row.error_pct);
+        all.push_back(row.error_pct);
+        if (!c.substituted) simulated.push_back(row.error_pct);
+      } else {
+        v.skipped.push_back(fmt::format("{}:{}: --model nccl has no cost for {} ({})", f.path,
+                                        c.line, to_string(c.request.collective),
+                                        c.nccl_pick.empty() ? "point-to-point" : c.nccl_pick));
+      }
+      row.c = std::move(c);
+      v.rows.push_back(std::move(row));
+    }
+    v.per_file.emplace_back(f.path, error_stats(errors));
+  }
+  v.overall = error_stats(all);
+  v.overall_simulated = error_stats(simulated);
+  return v;
+}
+
+}  // namespace collsim

@@ -1,0 +1,112 @@
+// Fitting collsim's cost parameters to measurements, and the error of its predictions.
+//
+//   std::vector<MeasurementFile> files = {read_measurements("a.txt"), read_measurements("b.txt")};
+//   Calibration cal = calibrate(topo, files);      // robust fit (least_squares.hpp)
+//   write_overlay(out, cal, "dgx-h100");            // YAML for --costs (LoadOptions::cost_files)
+//   Validation v = validate(topo, files, cal.fitted);
+//   v.overall.median_abs_pct;
+//
+// The residual of a row is log(predicted / measured): relative error is what matters from 8 B to
+// 16 GiB, and a log keeps a 30 us floor and a 40 ms transfer on one footing. The parameters
+// fitted are cost_parameters.hpp's, restricted to what the rows can determine (the rank-revealing
+// QR of least_squares.hpp); the others keep their values from the config and its overlays.
+//
+// Speed: each evaluation simulates every row. Schedules are built once. Rows larger than
+// `Options::exact_limit` are predicted during the fit from the two simulations at exact_limit/2 and
+// exact_limit, extrapolated linearly in size (transfer time is affine in size once the pipeline is
+// full; a test checks the extrapolation against direct simulation). The reported errors
+// (`validate`, and the before/after figures) always simulate every row in full.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibrate/cost_parameters.hpp"
+#include "calibrate/measurement.hpp"
+#include "calibrate/row_model.hpp"
+#include "simulator/cost_params.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+struct ErrorStats {
+  std::size_t rows = 0;
+  double median_abs_pct = 0;
+  double p90_abs_pct = 0;  // nearest rank
+  double max_abs_pct = 0;
+};
+// Statistics of signed percentage errors (by absolute value). All zero for none.
+ErrorStats error_stats(const std::vector<double>& errors_pct);
+
+struct FittedParameter {
+  CostParameter parameter;
+  std::string before;  // natural units, as the overlay writes them
+  std::string value;
+  std::string sigma;     // one standard error, natural units ("" when not fitted)
+  double fit_value = 0;  // the value and its standard error on the fit's scale
+  double fit_sigma = 0;  // (CostParameter::value: us, or a log)
+  bool fitted = false;
+  // Fitted, but the fit ended on a bound of the parameter (a launch of 0, a channel cap that
+  // never binds): the rows say only that the value lies at or beyond it; no sigma.
+  bool at_bound = false;
+  // Fitted: the files whose rows carry most of the information on it ("a.txt 72%").
+  // Not fitted: why ("collinear with protocols.simple.launch", "no row depends on it").
+  std::string determined_by;
+};
+
+struct Calibration {
+  CostParams start;
+  CostParams fitted;
+  std::vector<FittedParameter> parameters;
+  std::vector<std::string> files;
+  std::vector<std::string> skipped;  // rows that could not be predicted, with why
+  std::size_t rows = 0;
+  ErrorStats before;  // of the fitted rows, full simulation
+  ErrorStats after;
+  int iterations = 0;
+  int evaluations = 0;
+  bool converged = false;
+};
+
+struct CalibrateOptions {
+  std::uint64_t exact_limit = 512ull << 20;  // rows above: extrapolated during the fit
+  // Rows where NCCL would run an algorithm collsim does not simulate (NVLS, ...) take part in
+  // the fit only if set: their stand-in algorithm is not what was measured.
+  bool fit_substituted = false;
+};
+
+Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,
+                      const CalibrateOptions& options = {});
+
+// The overlay YAML: a `calibration:` record (config, files, rows, errors before and after, every
+// parameter with its uncertainty and provenance) and the `costs:` mapping of the fitted values.
+void write_overlay(std::ostream& out, const Calibration& cal, const std::string& config,
+                   const std::string& command_line);
+
+struct ValidationRow {
+  std::string file;
+  RowCase c;
+  std::optional<double> predicted_us;  // nullopt: the model cannot cost it (--model nccl)
+  double error_pct = 0;                // signed, (predicted - measured) / measured x 100
+};
+
+struct Validation {
+  std::vector<ValidationRow> rows;
+  std::vector<std::pair<std::string, ErrorStats>> per_file;
+  ErrorStats overall;
+  ErrorStats overall_simulated;  // rows whose algorithm collsim simulates as NCCL ran it
+  std::vector<std::string> skipped;
+};
+
+enum class ValidationModel { kSim, kNccl };
+
+// Keeps the rows whose size (nccl-tests' size column) lies in [min_bytes, max_bytes]: how a
+// cross-validation calibrates on one size range and validates on another.
+void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_bytes);
+
+Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
+                    const CostParams& costs, ValidationModel model = ValidationModel::kSim);
+
+}  // namespace collsim

@@ -1,0 +1,167 @@
+#include "calibrate/row_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "algorithms/communicator.hpp"
+#include "algorithms/nccl_model.hpp"
+#include "algorithms/registry.hpp"
+#include "algorithms/selection.hpp"
+#include "simulator/simulate.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+// The constant set collsim carries nearest to the file's NCCL: 2.22 up to 2.26, 2.30 from 2.27
+// (nccl_model.md names what changed between them); 2.30 when the file does not say.
+NcclVersion nccl_version_of(const MeasurementFile& f) {
+  int major = 0, minor = 0;
+  const std::string& v = f.nccl_version;
+  const auto dot = v.find('.');
+  if (dot == std::string::npos) return NcclVersion::k2_30;
+  std::from_chars(v.data(), v.data() + dot, major);
+  std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
+  return major == 2 && minor < 27 ? NcclVersion::k2_22 : NcclVersion::k2_30;
+}
+
+std::optional<int> env_int(const MeasurementFile& f, const char* key) {
+  const auto it = f.env.find(key);
+  if (it == f.env.end()) return std::nullopt;
+  int v = 0;
+  const auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  if (ec != std::errc() || v < 1) return std::nullopt;
+  return v;
+}
+
+// The ranks a row runs on: all GPUs, the first of node 0, or the first whole nodes.
+Communicator communicator_for(const Topology& topo, int ranks, const std::string& where) {
+  const int total = topo.rank_count();
+  const int per_node = static_cast<int>(topo.gpus_of_node(0).size());
+  if (ranks <= 0 || ranks == total) return Communicator::from_topology(topo);
+  std::vector<Rank> subset;
+  if (ranks < per_node || (per_node > 0 && ranks % per_node == 0 && ranks < total)) {
+    for (int r = 0; r < ranks; ++r) subset.push_back(Rank{r});
+    return Communicator::from_topology(topo, subset);
+  }
+  throw MeasurementError(fmt::format(
+      "{}: {} ranks do not fit the cluster {} ({} GPUs, {} per node): expected all of its GPUs, "
+      "at most {} on one node, or whole nodes",
+      where, ranks, topo.name(), total, per_node, per_node));
+}
+
+std::vector<std::string> forced(const MeasurementRow& row) {
+  std::vector<std::string> out;
+  if (row.algo_override) out.push_back("ALGO=" + *row.algo_override);
+  if (row.proto_override) out.push_back("PROTO=" + *row.proto_override);
+  return out;
+}
+
+}  // namespace
+
+FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
+  FilePlan plan;
+  plan.path = f.path;
+  const NcclVersion version = nccl_version_of(f);
+  // NCCL's model per communicator size, built on first use.
+  std::vector<std::pair<int, NcclModel>> models;
+  auto model_for = [&](const Communicator& comm) -> const NcclModel& {
+    for (const auto& [n, m] : models) {
+      if (n == comm.size()) return m;
+    }
+    models.emplace_back(comm.size(), NcclModel(nccl_model_input(topo, comm, version)));
+    return models.back().second;
+  };
+  const auto min_ch = std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1),
+                               env_int(f, "NCCL_MIN_CTAS").value_or(1));
+  const auto max_ch = std::min(env_int(f, "NCCL_MAX_NCHANNELS").value_or(64),
+                               env_int(f, "NCCL_MAX_CTAS").value_or(64));
+  for (std::size_t i = 0; i < f.rows.size(); ++i) {
+    const MeasurementRow& row = f.rows[i];
+    const std::string where = fmt::format("{}:{}", f.path, row.line);
+    if (!row.data_type) {
+      plan.skipped.push_back(
+          fmt::format("{}: data type \"{}\" is not one collsim has", where, row.dtype));
+      continue;
+    }
+    RowCase c;
+    c.row = i;
+    c.line = row.line;
+    c.measured_us = row.time_us;
+    Request& r = c.request;
+    r.collective = f.collective;
+    r.dtype = *row.data_type;
+    r.redop = row.reduce_op.value_or(ReduceOp::kSum);
+    r.root = std::max(0, row.root);
+    try {
+      r.comm = communicator_for(topo, row.ranks > 0 ? row.ranks : f.ranks, where);
+      r.count = count_for_bytes(r.collective, Bytes(row.bytes), r.dtype, r.comm.size());
+      if (r.count == 0 && r.collective != Collective::kBarrier) {
+        plan.skipped.push_back(
+            fmt::format("{}: {} B is no whole element per rank", where, row.bytes));
+        continue;
+      }
+      // `collsim bench` tables say what ran in their label; collsim's CSV in its columns.
+      const auto backend = row.labels.find("BACKEND");
+      const bool collsim_run =
+          f.format == MeasurementFormat::kCollsimCsv || backend != row.labels.end();
+      std::optional<int> channels = row.channels;
+      if (const auto ch = row.labels.find("CHANNELS"); !channels && ch != row.labels.end()) {
+        int n = 0;
+        const auto [end, ec] =
+            std::from_chars(ch->second.data(), ch->second.data() + ch->second.size(), n);
+        if (ec != std::errc() || n < 1) {
+          throw RequestError(
+              fmt::format("label CHANNELS={}: expected a positive integer", ch->second));
+        }
+        channels = n;
+      }
+      const int nccl_channels = nccl_model_input(topo, r.comm, version).runtime_channels;
+      r.channels = channels.value_or(std::clamp(nccl_channels, min_ch, std::max(min_ch, max_ch)));
+      const std::string algo = row.algo_override.value_or("auto");
+      const std::string proto = row.proto_override.value_or("auto");
+      if (collsim_run && row.algo_override && row.proto_override) {
+        r.algorithm = algo;
+        r.protocol = parse_protocol(proto);
+        c.selection = fmt::format("ran {}/{}", algo, proto);
+      } else {
+        const AlgoChoice allowed = parse_algo_choice(algo, proto);
+        const NcclModel& m = model_for(r.comm);
+        const Selection own = select_nccl(m, r.collective, row.bytes, allowed, false);
+        const Selection s = select_nccl(m, r.collective, row.bytes, allowed, true);
+        r.algorithm = s.chosen.algorithm;
+        r.protocol = s.chosen.protocol;
+        c.nccl_pick = own.nccl_pick;
+        if (own.time_us > 0) c.nccl_us = own.time_us;
+        c.substituted = !simulable(own.chosen.algorithm);
+        c.selection = row.algo_override || row.proto_override
+                          ? fmt::format("forced {}", fmt::join(forced(row), " "))
+                          : std::string("NCCL's choice");
+      }
+    } catch (const RequestError& e) {
+      plan.skipped.push_back(fmt::format("{}: {}", where, e.what()));
+      continue;
+    }
+    plan.cases.push_back(std::move(c));
+  }
+  return plan;
+}
+
+Time predict_case(const Topology& topo, const RowCase& c, const CostParams& costs,
+                  const Schedule* schedule) {
+  std::optional<Schedule> own;
+  if (schedule == nullptr) {
+    own.emplace(plan(c.request));
+    schedule = &*own;
+  }
+  SimOptions o;
+  o.network = SimNetwork::kMaxMin;
+  o.costs = costs;
+  for (int r = 0; r < c.request.comm.size(); ++r) o.placement.push_back(c.request.comm.gpu(r));
+  return simulate(*schedule, topo, o).total;
+}
+
+}  // namespace collsim

@@ -1,0 +1,60 @@
+// What collsim runs to predict one measured row: the ranks, algorithm, protocol and channels the
+// measurement ran with, as far as the file says, and NCCL's own choice where it does not.
+//
+//   MeasurementFile f = read_measurements("h100x8_allreduce.txt");
+//   FilePlan plan = plan_measurements(topo, f);
+//   for (const RowCase& c : plan.cases)
+//     Time t = predict_case(topo, c, cost_params(topo));   // compare with c.measured_us
+//
+// How the choice is made (issue "selection matters"):
+//  - collsim's own CSV and `collsim bench` tables (a BACKEND= label) name the algorithm, protocol
+//    and channels in collsim's terms: those run;
+//  - a "### ALGO=... PROTO=..." label or NCCL_ALGO / NCCL_PROTO in the file's environment narrows
+//    NCCL's choice, which is then made among what is left, as NCCL makes it;
+//  - otherwise NCCL's automatic choice (algorithms/selection.hpp, NCCL's tuning model for the
+//    file's NCCL version: the constant set collsim carries nearest to it, 2.22 below 2.27, else
+//    2.30). When NCCL would run an algorithm collsim does not simulate (NVLS, CollNet, PAT), the
+//    best simulable one by NCCL's model stands in and the case says so (`substituted`).
+// Channels: NCCL's runtime channel count on this cluster, bounded by NCCL_MIN/MAX_NCHANNELS and
+// NCCL_MIN/MAX_CTAS where the file sets them; collsim's CSV gives its own.
+// Ranks: the row's rank count, run on all of the cluster's GPUs, the first GPUs of one node, or
+// the first whole nodes; any other count is a MeasurementError naming the file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/request.hpp"
+#include "algorithms/schedule.hpp"
+#include "calibrate/measurement.hpp"
+#include "simulator/cost_params.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+struct RowCase {
+  std::size_t row = 0;    // index into MeasurementFile::rows
+  int line = 0;           // the row's line in the file
+  Request request;        // algorithm, protocol, channels and communicator resolved
+  std::string selection;  // how the algorithm was chosen: "NCCL_ALGO=Ring", "NCCL's choice", ...
+  std::string nccl_pick;  // NCCL's own pick ("NVLS/Simple"), where NCCL chose
+  std::optional<double> nccl_us;  // NCCL's tuning model's time for its own pick, where it has one
+  bool substituted = false;       // NCCL's pick is not simulated; `request` is the stand-in
+  double measured_us = 0;
+};
+
+struct FilePlan {
+  std::string path;
+  std::vector<RowCase> cases;
+  std::vector<std::string> skipped;  // "path:line: why the row cannot be predicted"
+};
+
+FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f);
+
+// The simulated time of a case (max-min network model) under `costs`; `schedule`, if given, is
+// the case's schedule already built (plan(c.request)), reused across calls by the fit.
+Time predict_case(const Topology& topo, const RowCase& c, const CostParams& costs,
+                  const Schedule* schedule = nullptr);
+
+}  // namespace collsim

@@ -1,0 +1,100 @@
+// `collsim calibrate CONFIG --measurements FILE... -o OUT.yaml [--min-bytes B] [--max-bytes B]
+//  [--nodes N] [--costs F...] [--fit-substituted]`: fits the cluster's cost parameters to measured
+//  nccl-tests logs or
+// `collsim bench` output (calibrate/calibration.hpp) and writes them as a YAML overlay that any
+// command loads with `--costs OUT.yaml`. Prints each parameter before and after with its standard
+// error and the files that determined it, and the prediction error before and after the fit.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "calibrate/calibration.hpp"
+#include "cli/commands.hpp"
+#include "cli/measurement_args.hpp"
+#include "cli/request_options.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+struct CalibrateArgs {
+  std::string config;
+  std::optional<int> nodes;
+  std::vector<std::string> cost_files;
+  MeasurementArgs measurements;
+  std::string output;
+  bool fit_substituted = false;
+  std::string command_line;
+};
+
+void print_stats(const char* label, const ErrorStats& s) {
+  fmt::print("{:<8} median {:.1f}%  p90 {:.1f}%  max {:.1f}% over {} rows\n", label,
+             s.median_abs_pct, s.p90_abs_pct, s.max_abs_pct, s.rows);
+}
+
+void run_calibrate(const CalibrateArgs& a) {
+  const Topology topo = load_cluster(a.config, a.nodes, a.cost_files);
+  const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
+  CalibrateOptions o;
+  o.fit_substituted = a.fit_substituted;
+  const Calibration cal = calibrate(topo, files, o);
+
+  std::ofstream out(a.output);
+  if (!out) throw RequestError(fmt::format("-o {}: cannot write the file", a.output));
+  write_overlay(out, cal, a.config, a.command_line);
+  out.close();
+  if (!out) throw RequestError(fmt::format("-o {}: writing the file failed", a.output));
+
+  fmt::print("cluster     {} ({} GPUs)\n", topo.name(), topo.rank_count());
+  fmt::print("rows        {} fitted, {} skipped; {} iterations, {} simulations per row{}\n",
+             cal.rows, cal.skipped.size(), cal.iterations, cal.evaluations,
+             cal.converged ? "" : " (not converged)");
+  fmt::print("{:<40} {:>12} {:>12} {:>10}  {}\n", "parameter", "before", "fitted", "+-",
+             "determined by");
+  for (const FittedParameter& p : cal.parameters) {
+    fmt::print("{:<40} {:>12} {:>12} {:>10}  {}\n", p.parameter.path(), p.before,
+               p.fitted ? p.value : "-", p.fitted ? p.sigma : "-", p.determined_by);
+  }
+  print_stats("before", cal.before);
+  print_stats("after", cal.after);
+  for (std::size_t i = 0; i < cal.skipped.size() && i < 5; ++i) {
+    fmt::print("skipped     {}\n", cal.skipped[i]);
+  }
+  if (cal.skipped.size() > 5) fmt::print("skipped     ... and {} more\n", cal.skipped.size() - 5);
+  fmt::print("wrote       {} (use: --costs {})\n", a.output, a.output);
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Fit the cluster's cost parameters to measurements (nccl-tests logs, bench)");
+  cmd->add_option("CONFIG", args->config, "YAML file or preset name (see configs/)")->required();
+  add_measurement_options(cmd, args->measurements);
+  cmd->add_option("-o,--output", args->output, "the overlay YAML to write")->required();
+  cmd->add_option("--nodes", args->nodes, "override the node count of a templated config")
+      ->check(CLI::PositiveNumber);
+  add_costs_option(*cmd, args->cost_files);
+  cmd->add_flag("--fit-substituted", args->fit_substituted,
+                "also fit rows where NCCL ran an algorithm collsim does not simulate (NVLS...), "
+                "with the stand-in algorithm");
+  cmd->callback([args, cmd] {
+    args->command_line = "collsim calibrate " + args->config;
+    for (const auto& m : args->measurements.files) args->command_line += " --measurements " + m;
+    if (!args->measurements.min_bytes.empty()) {
+      args->command_line += " --min-bytes " + args->measurements.min_bytes;
+    }
+    if (!args->measurements.max_bytes.empty()) {
+      args->command_line += " --max-bytes " + args->measurements.max_bytes;
+    }
+    args->command_line += " -o " + args->output;
+    (void)cmd;
+    run_calibrate(*args);
+  });
+}
+
+}  // namespace collsim

@@ -1,0 +1,52 @@
+#include "cli/measurement_args.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "calibrate/calibration.hpp"
+#include "calibrate/nccl_tests_reader.hpp"
+#include "topology/error.hpp"
+#include "topology/units.hpp"
+
+namespace collsim {
+
+namespace {
+
+std::uint64_t size_option(const std::string& text, const char* option, std::uint64_t none) {
+  if (text.empty()) return none;
+  try {
+    return parse_bytes(text).count();
+  } catch (const UnitError& e) {
+    throw RequestError(fmt::format("{}: {}", option, e.what()));
+  }
+}
+
+}  // namespace
+
+void add_measurement_options(CLI::App* cmd, MeasurementArgs& m) {
+  cmd->add_option("--measurements", m.files,
+                  "nccl-tests output or `collsim bench` output (table or CSV)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--min-bytes", m.min_bytes, "use only rows of at least this size");
+  cmd->add_option("--max-bytes", m.max_bytes, "use only rows of at most this size");
+}
+
+std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
+  const std::uint64_t lo = size_option(m.min_bytes, "--min-bytes", 0);
+  const std::uint64_t hi =
+      size_option(m.max_bytes, "--max-bytes", std::numeric_limits<std::uint64_t>::max());
+  if (lo > hi) {
+    throw RequestError(
+        fmt::format("--min-bytes {} is above --max-bytes {}", m.min_bytes, m.max_bytes));
+  }
+  std::vector<MeasurementFile> files;
+  for (const std::string& f : m.files) {
+    files.push_back(read_measurements(f));
+    keep_sizes(files.back(), lo, hi);
+  }
+  return files;
+}
+
+}  // namespace collsim

@@ -1,0 +1,26 @@
+// The options `calibrate` and `validate` share: the measurement files and the size range of the
+// rows to use (CLI.md), read and filtered.
+//
+//   MeasurementArgs m;  add_measurement_options(cmd, m);
+//   std::vector<MeasurementFile> files = read_measurement_args(m);  // MeasurementError,
+//   RequestError
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "calibrate/measurement.hpp"
+
+namespace collsim {
+
+struct MeasurementArgs {
+  std::vector<std::string> files;
+  std::string min_bytes;  // "": no bound
+  std::string max_bytes;
+};
+
+void add_measurement_options(CLI::App* cmd, MeasurementArgs& m);
+std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m);
+
+}  // namespace collsim

@@ -1,0 +1,161 @@
+// `collsim validate CONFIG --measurements FILE... [--min-bytes B] [--max-bytes B]
+//  [--model sim|nccl] [--costs F...] [--nodes N] [--format table|csv|json]`: collsim's prediction
+//  against every measured row (nccl-tests logs
+// or `collsim bench` output), the signed error, and median / p90 / max absolute error per file and
+// overall (CLI.md fixes the JSON keys). Which algorithm and protocol a row is compared with:
+// calibrate/row_model.hpp (the file's NCCL_ALGO / NCCL_PROTO or label, else NCCL's own choice).
+// --model nccl gives NCCL's tuning-model time for NCCL's own pick instead, for comparison.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "calibrate/calibration.hpp"
+#include "cli/commands.hpp"
+#include "cli/measurement_args.hpp"
+#include "cli/output_rows.hpp"
+#include "cli/request_options.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+struct ValidateArgs {
+  std::string config;
+  std::optional<int> nodes;
+  std::vector<std::string> cost_files;
+  MeasurementArgs measurements;
+  std::string model = "sim";
+  std::string format = "table";
+};
+
+double rounded(double v, double scale) { return std::round(v * scale) / scale; }
+
+OutRow out_row(const ValidationRow& r) {
+  return make_row(r.c.request, {r.c.request.algorithm, r.c.request.protocol},
+                  us(r.predicted_us.value_or(0)));
+}
+
+nlohmann::ordered_json stats_json(const ErrorStats& s) {
+  nlohmann::ordered_json j;
+  j["rows"] = s.rows;
+  j["median_abs_error_pct"] = rounded(s.median_abs_pct, 1e4);
+  j["p90_abs_error_pct"] = rounded(s.p90_abs_pct, 1e4);
+  j["max_abs_error_pct"] = rounded(s.max_abs_pct, 1e4);
+  return j;
+}
+
+void print_json(const Validation& v) {
+  nlohmann::ordered_json j;
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const ValidationRow& r : v.rows) {
+    if (!r.predicted_us) continue;
+    nlohmann::ordered_json row = to_json(out_row(r));
+    row["measured_us"] = r.c.measured_us;
+    row["error_pct"] = rounded(r.error_pct, 1e4);
+    row["file"] = r.file;
+    row["line"] = r.c.line;
+    row["selection"] = r.c.selection;
+    row["nccl_pick"] = r.c.nccl_pick;
+    row["substituted"] = r.c.substituted;
+    j["rows"].push_back(std::move(row));
+  }
+  j["files"] = nlohmann::ordered_json::array();
+  for (const auto& [path, s] : v.per_file) {
+    nlohmann::ordered_json f = stats_json(s);
+    f["path"] = path;
+    j["files"].push_back(std::move(f));
+  }
+  j["median_abs_error_pct"] = rounded(v.overall.median_abs_pct, 1e4);
+  j["p90_abs_error_pct"] = rounded(v.overall.p90_abs_pct, 1e4);
+  j["max_abs_error_pct"] = rounded(v.overall.max_abs_pct, 1e4);
+  j["simulated_as_run"] = stats_json(v.overall_simulated);
+  j["skipped"] = v.skipped;
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_csv(const Validation& v) {
+  std::cout << csv_header() << ",measured_us,error_pct,file,line\n";
+  for (const ValidationRow& r : v.rows) {
+    if (!r.predicted_us) continue;
+    std::cout << fmt::format("{},{},{},{},{}\n", csv_line(out_row(r)), r.c.measured_us,
+                             rounded(r.error_pct, 1e4), r.file, r.c.line);
+  }
+}
+
+void print_stats_line(const std::string& label, const ErrorStats& s) {
+  fmt::print("{:<48} {:>5} rows  median {:6.1f}%  p90 {:6.1f}%  max {:7.1f}%\n", label, s.rows,
+             s.median_abs_pct, s.p90_abs_pct, s.max_abs_pct);
+}
+
+void print_table(const Validation& v, const std::string& model) {
+  std::string current;
+  for (const ValidationRow& r : v.rows) {
+    if (r.file != current) {
+      current = r.file;
+      fmt::print("# {}\n", r.file);
+      fmt::print("{:>6} {:>12} {:<16} {:>12} {:>12} {:>8}  {}\n", "line", "size", "algorithm",
+                 "measured_us", "predicted_us", "error", "how chosen");
+    }
+    const std::string algo = model == "nccl" ? r.c.nccl_pick
+                                             : fmt::format("{}/{}", r.c.request.algorithm,
+                                                           to_string(r.c.request.protocol));
+    const std::string how =
+        r.c.selection + (r.c.substituted ? fmt::format(" (NCCL ran {})", r.c.nccl_pick) : "");
+    if (r.predicted_us) {
+      fmt::print("{:>6} {:>12} {:<16} {:>12.2f} {:>12.2f} {:>+7.1f}%  {}\n", r.c.line,
+                 request_bytes(r.c.request).count(), algo, r.c.measured_us, *r.predicted_us,
+                 r.error_pct, how);
+    } else {
+      fmt::print("{:>6} {:>12} {:<16} {:>12.2f} {:>12} {:>8}  {}\n", r.c.line,
+                 request_bytes(r.c.request).count(), algo, r.c.measured_us, "-", "-", how);
+    }
+  }
+  fmt::print("\n");
+  for (const auto& [path, s] : v.per_file) {
+    print_stats_line(std::filesystem::path(path).filename().string(), s);
+  }
+  print_stats_line("overall", v.overall);
+  print_stats_line("overall, rows simulated as NCCL ran them", v.overall_simulated);
+  for (const std::string& s : v.skipped) fmt::print("skipped: {}\n", s);
+}
+
+void run_validate(const ValidateArgs& a) {
+  const Topology topo = load_cluster(a.config, a.nodes, a.cost_files);
+  const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
+  const Validation v = validate(topo, files, cost_params(topo),
+                                a.model == "nccl" ? ValidationModel::kNccl : ValidationModel::kSim);
+  if (a.format == "json") {
+    print_json(v);
+  } else if (a.format == "csv") {
+    print_csv(v);
+  } else {
+    print_table(v, a.model);
+  }
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app) {
+  auto args = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Compare predictions with measurements, row by row, with error statistics");
+  cmd->add_option("CONFIG", args->config, "YAML file or preset name (see configs/)")->required();
+  add_measurement_options(cmd, args->measurements);
+  cmd->add_option("--nodes", args->nodes, "override the node count of a templated config")
+      ->check(CLI::PositiveNumber);
+  add_costs_option(*cmd, args->cost_files);
+  cmd->add_option("--model", args->model,
+                  "sim (collsim's simulation) or nccl (NCCL's tuning model, for comparison)")
+      ->check(CLI::IsMember({"sim", "nccl"}))
+      ->capture_default_str();
+  cmd->add_option("--format", args->format, "table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
+  cmd->callback([args] { run_validate(*args); });
+}
+
+}  // namespace collsim

@@ -1,0 +1,159 @@
+// Calibration end to end on measurements collsim makes itself: known parameters, seeded noise,
+// and the fit must find them again within the uncertainty it reports.
+#include "calibrate/calibration.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "algorithms/communicator.hpp"
+#include "algorithms/registry.hpp"
+#include "simulator/simulate.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+// Standard normal deviates from mt19937 by Box-Muller: the same numbers on every standard library
+// (std::normal_distribution's algorithm is not specified).
+class Normal {
+ public:
+  explicit Normal(std::uint32_t seed) : gen_(seed) {}
+  double next() {
+    const double u1 = (static_cast<double>(gen_()) + 1.0) / 4294967297.0;
+    const double u2 = static_cast<double>(gen_()) / 4294967296.0;
+    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+  }
+
+ private:
+  std::mt19937 gen_;
+};
+
+// A collsim-CSV-like measurement file: `collective` ring/simple on 4 ranks with 2 channels, the
+// time simulated under `truth` and multiplied by exp(sigma x N(0,1)).
+MeasurementFile synthetic(const Topology& topo, Collective collective, const CostParams& truth,
+                          Normal& noise, double sigma) {
+  MeasurementFile f;
+  f.path = std::string("synthetic-") + std::string(to_string(collective));
+  f.format = MeasurementFormat::kCollsimCsv;
+  f.collective = collective;
+  f.ranks = 4;
+  int line = 1;
+  for (std::uint64_t bytes = 64; bytes <= (16u << 20); bytes *= 4) {
+    Request r;
+    r.collective = collective;
+    r.algorithm = "ring";
+    r.protocol = Protocol::kSimple;
+    r.channels = 2;
+    r.comm = Communicator::from_topology(topo);
+    r.count = count_for_bytes(collective, Bytes(bytes), DataType::kF32, 4);
+    SimOptions o;
+    o.costs = truth;
+    const double t = simulate(plan(r), topo, o).total.us();
+    MeasurementRow row;
+    row.bytes = bytes;
+    row.count = r.count;
+    row.dtype = "float";
+    row.data_type = DataType::kF32;
+    row.time_us = t * std::exp(sigma * noise.next());
+    row.ranks = 4;
+    row.algo_override = "ring";
+    row.proto_override = "simple";
+    row.channels = 2;
+    row.line = ++line;
+    f.rows.push_back(row);
+  }
+  return f;
+}
+
+TEST(Calibration, RecoversKnownParametersWithinTheirUncertainty) {
+  const Topology topo = load_topology("h100-nvlink-4");
+  const CostParams start = cost_params(topo);
+  CostParams truth = start;
+  ProtocolCost& simple = truth.protocol(Protocol::kSimple);
+  simple.launch = us(20);
+  simple.hop_latency[static_cast<int>(RouteClass::kNvLink)] = us(4);
+  // Each channel's ring runs over its own direct links (150 GB/s x 0.824), so a 20 GB/s cap is
+  // what binds, and the link efficiency behind it cannot be seen.
+  simple.channel_bandwidth = GBps(20);
+  Normal noise(20261122);
+  const std::vector<MeasurementFile> files = {
+      synthetic(topo, Collective::kAllReduce, truth, noise, 0.02),
+      synthetic(topo, Collective::kAllGather, truth, noise, 0.02)};
+
+  const Calibration cal = calibrate(topo, files);
+  std::ostringstream report;
+  write_overlay(report, cal, "h100-nvlink-4", "test");
+  SCOPED_TRACE(report.str());
+  EXPECT_EQ(cal.rows, files[0].rows.size() + files[1].rows.size());
+  EXPECT_LT(cal.after.median_abs_pct, 3.0);  // the noise is 2% (1 sd)
+  EXPECT_LT(cal.after.median_abs_pct, cal.before.median_abs_pct);
+  int checked = 0;
+  for (const FittedParameter& p : cal.parameters) {
+    const std::string path = p.parameter.path();
+    const double want = p.parameter.value(truth);
+    if (path == "link_efficiency.nvlink") {
+      EXPECT_FALSE(p.fitted) << "hidden behind the cap, yet fitted: " << p.value;
+    }
+    if (path == "protocols.simple.launch" || path == "protocols.simple.hop_latency.nvlink" ||
+        path == "protocols.simple.channel_bandwidth") {
+      ASSERT_TRUE(p.fitted) << path << ": " << p.determined_by;
+      ASSERT_FALSE(p.at_bound) << path;
+      // Within three reported standard errors, and the error is informative (not huge).
+      EXPECT_NEAR(p.fit_value, want, 3 * p.fit_sigma) << path << " sigma " << p.fit_sigma;
+      EXPECT_GT(p.fit_sigma, 0) << path;
+      EXPECT_LT(p.fit_sigma, path.ends_with("bandwidth") ? 0.05 : 2.0) << path;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 3);
+}
+
+TEST(Calibration, OverlayLoadsBackAsTheFittedCosts) {
+  const Topology topo = load_topology("h100-nvlink-4");
+  CostParams truth = cost_params(topo);
+  truth.protocol(Protocol::kSimple).launch = us(15);
+  Normal noise(7);
+  const std::vector<MeasurementFile> files = {
+      synthetic(topo, Collective::kAllReduce, truth, noise, 0.01),
+      synthetic(topo, Collective::kAllGather, truth, noise, 0.01)};
+  const Calibration cal = calibrate(topo, files);
+  std::ostringstream yaml;
+  write_overlay(yaml, cal, "h100-nvlink-4", "collsim calibrate h100-nvlink-4 ...");
+  const std::string path = ::testing::TempDir() + "overlay.yaml";
+  { std::ofstream(path) << yaml.str(); }
+  const Topology layered = load_topology("h100-nvlink-4", {.nodes = {}, .cost_files = {path}});
+  const CostParams loaded = cost_params(layered);
+  for (const FittedParameter& p : cal.parameters) {
+    if (!p.fitted) continue;
+    // The overlay prints times to the nanosecond and fractions to 4 decimals.
+    const double tol = p.parameter.log_scale() ? 1e-3 : 1e-3;
+    EXPECT_NEAR(p.parameter.value(loaded), p.parameter.value(cal.fitted), tol)
+        << p.parameter.path() << "\n"
+        << yaml.str();
+  }
+  EXPECT_EQ(layered.cost_files(), std::vector<std::string>{path});
+}
+
+// The fit predicts rows above exact_limit from two smaller simulations; in the bandwidth-bound
+// regime that extrapolation agrees with simulating the row itself.
+TEST(Calibration, LargeRowExtrapolationMatchesFullSimulation) {
+  const Topology topo = load_topology("dgx-h100");
+  auto time_at = [&](std::uint64_t bytes) {
+    Request r;
+    r.collective = Collective::kAllReduce;
+    r.channels = 24;
+    r.comm = Communicator::from_topology(topo);
+    r.count = bytes / 4;
+    return simulate(plan(r), topo, SimOptions{}).total.us();
+  };
+  const double a = time_at(256u << 20), b = time_at(512u << 20), full = time_at(4ull << 30);
+  const double extrapolated = a + (b - a) * ((4ull << 30) - (256u << 20)) / double(256u << 20);
+  EXPECT_NEAR(extrapolated / full, 1.0, 0.005) << extrapolated << " vs " << full;
+}
+
+}  // namespace
+}  // namespace collsim

@@ -1,0 +1,89 @@
+// The robust least-squares core on problems whose answer is known in closed form.
+#include "calibrate/least_squares.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "calibrate/calibration.hpp"
+
+namespace collsim {
+namespace {
+
+TEST(ErrorStats, MedianNearestRankP90AndMax) {
+  // |e| sorted: 1 2 5 10 20. Median the middle one; p90 by nearest rank: ceil(0.9 x 5) = 5th.
+  const ErrorStats s = error_stats({-10, 5, 1, -2, 20});
+  EXPECT_EQ(s.rows, 5u);
+  EXPECT_DOUBLE_EQ(s.median_abs_pct, 5);
+  EXPECT_DOUBLE_EQ(s.p90_abs_pct, 20);
+  EXPECT_DOUBLE_EQ(s.max_abs_pct, 20);
+  // Even count: the mean of the middle two; ceil(0.9 x 4) = 4th.
+  const ErrorStats e = error_stats({1, -3, 2, 4});
+  EXPECT_DOUBLE_EQ(e.median_abs_pct, 2.5);
+  EXPECT_DOUBLE_EQ(e.p90_abs_pct, 4);
+  EXPECT_EQ(error_stats({}).rows, 0u);
+}
+
+// y = a + b t sampled at t = 0..9 with a fixed +-0.01 alternating perturbation: the fit is the
+// ordinary least-squares line, a = 2, b = 0.5 (the perturbation has zero mean and is orthogonal
+// to t's centred values only approximately, so allow its size).
+TEST(LeastSquares, FitsALineAndReportsSmallErrors) {
+  LsqProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(10);
+    for (int t = 0; t < 10; ++t) r[t] = x[0] + x[1] * t - (2 + 0.5 * t + (t % 2 ? 0.01 : -0.01));
+    return r;
+  };
+  p.x0 = Eigen::Vector2d(0, 0);
+  p.lower = Eigen::Vector2d(-10, -10);
+  p.upper = Eigen::Vector2d(10, 10);
+  p.step = Eigen::Vector2d(1e-3, 1e-3);
+  const LsqResult r = robust_least_squares(p);
+  EXPECT_TRUE(r.converged);
+  EXPECT_TRUE(r.free[0] && r.free[1]);
+  EXPECT_NEAR(r.x[0], 2, 0.02);
+  EXPECT_NEAR(r.x[1], 0.5, 0.005);
+  EXPECT_GT(r.sigma[0], 0);
+  EXPECT_LT(r.sigma[0], 0.02);
+}
+
+// Two parameters that only ever appear as their sum cannot both be fitted: one is held and named
+// as collinear with the other, and the sum still fits.
+TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
+  LsqProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(5);
+    for (int t = 0; t < 5; ++t) r[t] = (x[0] + x[1]) + x[2] * t - (3 + t);
+    return r;
+  };
+  p.x0 = Eigen::Vector3d(1, 1, 0);
+  p.lower = Eigen::Vector3d(-10, -10, -10);
+  p.upper = Eigen::Vector3d(10, 10, 10);
+  p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
+  const LsqResult r = robust_least_squares(p);
+  EXPECT_NE(r.free[0], r.free[1]);
+  const int held = r.free[0] ? 1 : 0;
+  EXPECT_EQ(r.collinear_with[held], 1 - held);
+  EXPECT_NEAR(r.x[0] + r.x[1], 3, 1e-6);
+  EXPECT_NEAR(r.x[2], 1, 1e-6);
+}
+
+// One wild outlier among 20 points barely moves a Huber fit; it would move a plain mean by 0.5.
+TEST(LeastSquares, HuberWeightsResistAnOutlier) {
+  LsqProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(20);
+    for (int i = 0; i < 20; ++i) r[i] = x[0] - (i == 7 ? 11.0 : 1.0 + (i % 2 ? 0.01 : -0.01));
+    return r;
+  };
+  p.x0 = Eigen::VectorXd::Constant(1, 0);
+  p.lower = Eigen::VectorXd::Constant(1, -100);
+  p.upper = Eigen::VectorXd::Constant(1, 100);
+  p.step = Eigen::VectorXd::Constant(1, 1e-3);
+  const LsqResult r = robust_least_squares(p);
+  EXPECT_NEAR(r.x[0], 1, 0.01);
+  EXPECT_LT(r.weights[7], 0.01);
+}
+
+}  // namespace
+}  // namespace collsim

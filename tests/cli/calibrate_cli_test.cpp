@@ -1,0 +1,86 @@
+// `collsim calibrate`, `collsim validate` and `--costs`, end to end through the binary.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_collsim.hpp"
+
+namespace collsim {
+namespace {
+
+using test::run_collsim;
+
+const std::string kData = COLLSIM_SOURCE_DIR "/tests/data/nccl-tests/";
+const std::string kAllReduce = kData + "rtx2080ti-x2_1node-pcie-noP2P_allreduce_anthony-hoo-blog.txt";
+const std::string kAllGather = kData + "rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt";
+
+TEST(ValidateCli, JsonCarriesCliMdKeysPerRowAndTheSummary) {
+  const auto r = run_collsim("validate pcie-2gpu --measurements " + kAllGather + " --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::ordered_json::parse(r.out);
+  ASSERT_FALSE(j.at("rows").empty());
+  const auto& row = j.at("rows").front();
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : row.items()) keys.push_back(k);
+  const std::vector<std::string> want = {"collective", "algorithm", "protocol", "channels",
+                                         "ranks",      "bytes",     "count",    "dtype",
+                                         "time_us",    "algbw_GBps", "busbw_GBps", "measured_us",
+                                         "error_pct"};
+  ASSERT_GE(keys.size(), want.size());
+  EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + want.size()), want);
+  // error_pct = (predicted - measured) / measured x 100, signed.
+  const double t = row.at("time_us"), m = row.at("measured_us"), e = row.at("error_pct");
+  EXPECT_NEAR(e, (t - m) / m * 100, 1e-3);
+  for (const char* k : {"median_abs_error_pct", "p90_abs_error_pct", "max_abs_error_pct"}) {
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
+  EXPECT_LE(j.at("median_abs_error_pct").get<double>(), j.at("p90_abs_error_pct").get<double>());
+}
+
+// Calibrate on AllReduce, then the overlay loads with --costs everywhere, and validation on the
+// other collective uses it.
+TEST(CalibrateCli, WritesAnOverlayThatCostsLoads) {
+  const std::string overlay = ::testing::TempDir() + "pcie-cal.yaml";
+  const auto c = run_collsim("calibrate pcie-2gpu --measurements " + kAllReduce + " -o " + overlay);
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(c.out.find("protocols.simple.launch"), std::string::npos) << c.out;
+  std::ifstream in(overlay);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("calibration:"), std::string::npos);
+  EXPECT_NE(text.find(kAllReduce), std::string::npos) << "provenance names the file";
+  EXPECT_NE(text.find("\ncosts:"), std::string::npos);
+
+  const auto p = run_collsim("predict pcie-2gpu --costs " + overlay +
+                             " --op allreduce --bytes 1M --algo ring --proto simple");
+  EXPECT_EQ(p.status, 0) << p.err;
+  const auto v = run_collsim("validate pcie-2gpu --costs " + overlay + " --measurements " +
+                             kAllGather + " --format json");
+  ASSERT_EQ(v.status, 0) << v.err;
+  const auto j = nlohmann::json::parse(v.out);
+  EXPECT_FALSE(j.at("rows").empty());
+}
+
+TEST(CalibrateCli, BadOverlaysAndRangesAreOneLineErrors) {
+  const std::string bad = ::testing::TempDir() + "bad-costs.yaml";
+  std::ofstream(bad) << "costs:\n  protocols:\n    simpel:\n      launch: 5us\n";
+  auto r = run_collsim("predict pcie-2gpu --costs " + bad + " --op allreduce --bytes 1M");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "collsim: " + bad +
+                       ":3:5: costs.protocols.simpel: unknown key; expected one of ll, ll128, "
+                       "simple; did you mean \"simple\"?\n");
+
+  const std::string nocosts = ::testing::TempDir() + "no-costs.yaml";
+  std::ofstream(nocosts) << "calibration:\n  config: x\n";
+  r = run_collsim("predict pcie-2gpu --costs " + nocosts + " --op allreduce --bytes 1M");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "collsim: " + nocosts + ":1:1: missing required key \"costs\"\n");
+
+  r = run_collsim("validate pcie-2gpu --measurements " + kAllGather +
+                  " --min-bytes 1M --max-bytes 1K");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "collsim: --min-bytes 1M is above --max-bytes 1K\n");
+}
+
+}  // namespace
+}  // namespace collsim
