@@ -23,6 +23,10 @@ const std::vector<GpuModel>& catalogue() {
       {"H200", 90, 18, GBps(25), GBps(kPcieGen5)},       // same NVLink4 as H100 [S9]
       {"B200", 100, 18, GBps(50), GBps(kPcieGen5)},      // NVLink5, 1.8 TB/s bidir [S25c]
       {"GB200", 100, 18, GBps(50), GBps(kPcieGen5)},     // NVLink5; Grace over C2C [S21c]
+      // Not a GPU: a rank that is a host process (`collsim bench --backend mpi|cpu`). It has no
+      // NVLink; its "PCIe" link stands for the memory path between processes, whose speed a
+      // config gives or `collsim calibrate` fits (docs/loop.md). Architecture row: the oldest.
+      {"host-process", 0, 0, GBps(25), GBps(10)},
   };
   return kModels;
 }
