@@ -25,6 +25,7 @@
 #include "backends/trace_export.hpp"
 #include "cli/commands.hpp"
 #include "cli/nccl_tests_table.hpp"
+#include "cli/option_checks.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -282,32 +283,32 @@ void register_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--ranks", a->ranks,
                   "ranks (default: the MPI job's processes, the GPUs, or 8 for cpu)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_int());
   cmd->add_option("--ranks-per-node", a->ranks_per_node,
                   "ranks per node of the layout the algorithms see (default: all on one node)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_int());
   cmd->add_option("--algo", a->algo, "algorithm (see `collsim list`)")->capture_default_str();
   cmd->add_option("--proto", a->proto, "protocol: ll, ll128 or simple")->capture_default_str();
   cmd->add_option("--channels", a->channels, "channels (NCCL's nChannels)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_int())
       ->capture_default_str();
   cmd->add_option("--dtype", a->dtype, "data type: f16 bf16 f32 f64 i32 i64 u8")
       ->capture_default_str();
   cmd->add_option("--redop", a->redop, "reduction: sum prod min max avg")->capture_default_str();
   cmd->add_option("--root", a->root, "root rank (broadcast, reduce, gather, scatter)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_int())
       ->capture_default_str();
   cmd->add_option("-w,--warmup_iters", a->warmup, "untimed runs first")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_int())
       ->capture_default_str();
   cmd->add_option("-n,--iters", a->iters, "timed runs per size")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_int())
       ->capture_default_str();
   cmd->add_option("-c,--check", a->check, "verify the results (#wrong): 1 or 0")
       ->check(CLI::Range(0, 1))
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "worker threads of the cpu backend (0: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_int());
   cmd->add_option("--format", a->format, "table (nccl-tests), csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

@@ -13,6 +13,7 @@
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/measurement_args.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/request_options.hpp"
 #include "topology/error.hpp"
 
@@ -24,6 +25,7 @@ struct CalibrateArgs {
   std::string config;
   std::optional<int> nodes;
   std::vector<std::string> cost_files;
+  bool default_costs = false;
   MeasurementArgs measurements;
   std::string output;
   bool fit_substituted = false;
@@ -36,7 +38,7 @@ void print_stats(const char* label, const ErrorStats& s) {
 }
 
 void run_calibrate(const CalibrateArgs& a) {
-  const Topology topo = load_cluster(a.config, a.nodes, a.cost_files);
+  const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
   CalibrateOptions o;
   o.fit_substituted = a.fit_substituted;
@@ -77,8 +79,10 @@ void register_calibrate(CLI::App& app) {
   add_measurement_options(cmd, args->measurements);
   cmd->add_option("-o,--output", args->output, "the overlay YAML to write")->required();
   cmd->add_option("--nodes", args->nodes, "override the node count of a templated config")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_int());
   add_costs_option(*cmd, args->cost_files);
+  cmd->add_flag("--default-costs", args->default_costs,
+                "start from the NCCL-sourced defaults, leaving out CONFIG's own costs: block");
   cmd->add_flag("--fit-substituted", args->fit_substituted,
                 "also fit rows where NCCL ran an algorithm collsim does not simulate (NVLS...), "
                 "with the stand-in algorithm");

@@ -19,6 +19,12 @@ std::uint64_t size_of(const Prepared& p, std::uint64_t count) {
 }
 
 Evaluator::Evaluator(const Prepared& p, const ModelArgs& m) : p_(p), m_(m) {
+  // Checked whether or not this run needs NCCL's model: a mistyped option is never ignored.
+  try {
+    (void)parse_nccl_version(m_.nccl_version);
+  } catch (const RequestError& e) {
+    throw RequestError(fmt::format("--nccl-version: {}", e.what()));
+  }
   const SelectPolicy policy = m_.policy();
   if (m_.model == "nccl" || policy == SelectPolicy::kNccl) {
     nccl_.emplace(nccl_input(m_, p_.topo, p_.request.comm));

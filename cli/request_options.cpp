@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/communicator.hpp"
+#include "cli/option_checks.hpp"
 #include "simulator/cost_params.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
@@ -10,8 +11,9 @@
 namespace collsim {
 
 Topology load_cluster(const std::string& config, std::optional<int> nodes,
-                      const std::vector<std::string>& cost_files) {
-  Topology topo = load_topology(config, LoadOptions{nodes, cost_files});
+                      const std::vector<std::string>& cost_files, bool default_costs) {
+  if (default_costs) (void)cost_params(load_topology(config, LoadOptions{nodes}));  // checked
+  Topology topo = load_topology(config, LoadOptions{nodes, cost_files, default_costs});
   (void)cost_params(topo);  // validates the overrides; the simulator applies them itself
   return topo;
 }
@@ -57,16 +59,16 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
   cmd.add_option("--algo", opts.algo, "algorithm (see `collsim list`)")->capture_default_str();
   cmd.add_option("--proto", opts.proto, "protocol: ll, ll128 or simple")->capture_default_str();
   cmd.add_option("--channels", opts.channels, "channels (NCCL's nChannels)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_int())
       ->capture_default_str();
   cmd.add_option("--dtype", opts.dtype, "data type: f16 bf16 f32 f64 i32 i64 u8")
       ->capture_default_str();
   cmd.add_option("--redop", opts.redop, "reduction: sum prod min max avg")->capture_default_str();
   cmd.add_option("--root", opts.root, "root rank (broadcast, reduce, gather, scatter)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_int())
       ->capture_default_str();
   cmd.add_option("--nodes", opts.nodes, "override the node count of a templated config")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_int());
   add_costs_option(cmd, opts.cost_files);
 }
 

@@ -22,7 +22,7 @@ namespace collsim {
 // `collsim calibrate`) layered over its own `costs:`, and checks every cost override at once, so
 // every mistake in the files surfaces when they are loaded, whatever the command.
 Topology load_cluster(const std::string& config, std::optional<int> nodes,
-                      const std::vector<std::string>& cost_files = {});
+                      const std::vector<std::string>& cost_files = {}, bool default_costs = false);
 
 // Registers `--costs FILE...`: calibration overlays to layer over CONFIG's costs.
 void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/request_options.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
@@ -102,7 +103,7 @@ void register_topo(CLI::App& app) {
       "topo", "Summarize a cluster: nodes, GPUs, links by kind, injection and bisection bandwidth");
   cmd->add_option("CONFIG", args->config, "YAML file or preset name (see configs/)")->required();
   cmd->add_option("--nodes", args->nodes, "override the node count of a templated config")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_int());
   cmd->add_option("--dot", args->dot, "also write the graph as Graphviz DOT to FILE");
   cmd->add_option("--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));

@@ -15,6 +15,7 @@
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/measurement_args.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/request_options.hpp"
 #include "topology/error.hpp"
@@ -27,6 +28,7 @@ struct ValidateArgs {
   std::string config;
   std::optional<int> nodes;
   std::vector<std::string> cost_files;
+  bool default_costs = false;
   MeasurementArgs measurements;
   std::string model = "sim";
   std::string format = "table";
@@ -124,7 +126,7 @@ void print_table(const Validation& v, const std::string& model) {
 }
 
 void run_validate(const ValidateArgs& a) {
-  const Topology topo = load_cluster(a.config, a.nodes, a.cost_files);
+  const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
   const Validation v = validate(topo, files, cost_params(topo),
                                 a.model == "nccl" ? ValidationModel::kNccl : ValidationModel::kSim);
@@ -146,8 +148,10 @@ void register_validate(CLI::App& app) {
   cmd->add_option("CONFIG", args->config, "YAML file or preset name (see configs/)")->required();
   add_measurement_options(cmd, args->measurements);
   cmd->add_option("--nodes", args->nodes, "override the node count of a templated config")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_int());
   add_costs_option(*cmd, args->cost_files);
+  cmd->add_flag("--default-costs", args->default_costs,
+                "start from the NCCL-sourced defaults, leaving out CONFIG's own costs: block");
   cmd->add_option("--model", args->model,
                   "sim (collsim's simulation) or nccl (NCCL's tuning model, for comparison)")
       ->check(CLI::IsMember({"sim", "nccl"}))

@@ -36,6 +36,10 @@ class TopologyBuilder {
   void add_cost_layer(std::shared_ptr<const ConfigNode> costs, std::string file = {}) {
     add_cost_layer(topo_, std::move(costs), std::move(file));
   }
+  static void clear_cost_layers(Topology& topo) {
+    topo.costs_.clear();
+    topo.cost_files_.clear();
+  }
   // The same on a built topology (the loader layers calibration overlays after building).
   static void add_cost_layer(Topology& topo, std::shared_ptr<const ConfigNode> costs,
                              std::string file = {}) {

@@ -59,6 +59,7 @@ Topology parse_topology(const std::string& text, const std::string& file,
   Topology topo = root.has("devices") || root.has("links")
                       ? build_explicit(root, default_name, options)
                       : build_templated(root, default_name, options);
+  if (options.default_costs) TopologyBuilder::clear_cost_layers(topo);
   for (const std::string& f : options.cost_files) {
     TopologyBuilder::add_cost_layer(topo, load_cost_overlay(f), f);
   }

@@ -30,6 +30,9 @@ struct LoadOptions {
   // in order: YAML files with a required `costs:` mapping and an optional `calibration:` record
   // of how it was fitted. The costs are checked where they are applied (cost_params).
   std::vector<std::string> cost_files = {};
+  // Leaves out the config's own `costs:` block (it is still checked): the simulator's
+  // NCCL-sourced defaults, as a calibration starts from (`collsim calibrate --default-costs`).
+  bool default_costs = false;
 };
 
 // `config` is a path to a YAML file or the name of a preset (a file in the preset directory).

@@ -77,6 +77,20 @@ TEST(TopoCommand, CostOverridesAreCheckedWhenLoaded) {
                        "simple; did you mean \"simple\"?\n");
 }
 
+TEST(TopoCommand, CostValuesOutOfRangeAreLocated) {
+  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/tests/data/configs/bad/";
+  CommandResult r = run_collsim("topo " + dir + "costs-efficiency-above-one.yaml");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "collsim: " + dir +
+                       "costs-efficiency-above-one.yaml:10:15: costs.link_efficiency.nvswitch: "
+                       "expected a number from 1e-06 to 1, got 1.5\n");
+  r = run_collsim("topo " + dir + "costs-launch-not-a-time.yaml");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "collsim: " + dir +
+                       "costs-launch-not-a-time.yaml:11:15: costs.protocols.simple.launch: "
+                       "expected a time such as \"0.6us\", got \"soon\"\n");
+}
+
 TEST(TopoCommand, CostOverridesReachTheSimulator) {
   // Simple's launch raised from NCCL's 8.4 us to 100 us: an 8-byte AllReduce pays the difference.
   const std::string slow =

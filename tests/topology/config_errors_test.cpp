@@ -65,6 +65,17 @@ const std::vector<BadConfig> kBadConfigs = {
      "5:32: links[0].kind: unknown link kind \"infiniband\"; expected one of nvlink, nvswitch, "
      "pcie, smp, ib, roce, ethernet, c2c"},
     {"explicit-no-gpu.yaml", "2:3: devices: expected at least one device of kind gpu"},
+    {"empty.yaml", " expected a mapping of cluster settings at the top level"},
+    {"tab-indent.yaml", "4:5: invalid YAML: illegal map value"},
+    {"undefined-alias.yaml", "5:9: invalid YAML: the referenced anchor is not defined"},
+    {"zero-gpus.yaml", "5:9: node.gpus: expected an integer from 1 to 4096, got 0"},
+    {"too-many-nodes.yaml", "2:8: nodes: expected an integer from 1 to 1048576, got 99999999"},
+    {"nics-as-list.yaml", "6:9: node.nics: expected a mapping"},
+    {"zero-nvlink-bandwidth.yaml",
+     "6:37: node.nvlink.bandwidth: expected a positive bandwidth such as \"400Gbps\", got "
+     "\"0GB/s\""},
+    {"oversubscription-below-one.yaml",
+     "14:21: network.oversubscription: expected a number from 1 to 1024, got 0.5"},
 };
 
 class ConfigErrors : public ::testing::TestWithParam<BadConfig> {};
