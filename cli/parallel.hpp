@@ -1,6 +1,7 @@
 // Runs independent jobs on a few threads: f(0) ... f(n-1), each exactly once. Callers write each
 // result into its own slot, so the outcome does not depend on the scheduling. If jobs throw,
 // the remaining ones are skipped and one of the exceptions is rethrown once all threads stopped.
+// Threads: parallel_threads().
 //
 //   std::vector<double> out(n);
 //   parallel_for(n, [&](std::size_t i) { out[i] = simulate_one(i); });
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -16,10 +18,19 @@
 
 namespace collsim {
 
+// Up to 8 threads, one per core; COLLSIM_THREADS=N (1..64) sets the count, which is how the
+// determinism tests check that the output does not depend on it.
+inline std::size_t parallel_threads() {
+  if (const char* env = std::getenv("COLLSIM_THREADS")) {
+    const long v = std::strtol(env, nullptr, 10);
+    if (v >= 1 && v <= 64) return static_cast<std::size_t>(v);
+  }
+  return std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+}
+
 template <typename F>
 void parallel_for(std::size_t n, F&& f) {
-  const std::size_t threads =
-      std::min<std::size_t>(n, std::max(1u, std::min(8u, std::thread::hardware_concurrency())));
+  const std::size_t threads = std::min<std::size_t>(n, parallel_threads());
   if (threads <= 1) {
     for (std::size_t i = 0; i < n; ++i) f(i);
     return;
