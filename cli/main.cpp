@@ -41,6 +41,11 @@ int main(int argc, char** argv) {
   } catch (const collsim::Error& e) {
     std::cerr << "collsim: " << e.what() << "\n";
     return 1;
+  } catch (const std::exception& e) {
+    // Not a user mistake collsim anticipated (out of memory, a bug): still one line and a status,
+    // never an abort.
+    std::cerr << "collsim: internal error: " << e.what() << "\n";
+    return 1;
   }
   return 0;
 }

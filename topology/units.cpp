@@ -9,13 +9,24 @@
 
 namespace collsim {
 
+namespace detail {
+
+void throw_time_range(const char* what) {
+  throw TimeRangeError(fmt::format(
+      "{} exceeds collsim's time range (2^63 ps, about 106 days): the request asks for a "
+      "collective longer than collsim represents; use a smaller size or faster links",
+      what));
+}
+
+}  // namespace detail
+
 Time transfer_time(Bytes b, Bandwidth bw) {
   // Picoseconds = bytes * 1e12 / (bytes/s). Computed in long double so that 2^40 bytes at
   // 1 Mbps (8.8e18 ps) keeps its integer precision.
   const long double psec = static_cast<long double>(b.count()) * 1e12L /
                            static_cast<long double>(bw.bytes_per_second());
   if (psec >= static_cast<long double>(std::numeric_limits<std::int64_t>::max())) {
-    return Time::max();
+    detail::throw_time_range("a transfer time");
   }
   return Time::from_ps(static_cast<std::int64_t>(std::ceil(psec)));
 }

@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include "topology/error.hpp"
+
 namespace collsim {
 
 // Thrown by the parsers below; callers that know the file and key path wrap it in a ConfigError.
@@ -28,6 +30,18 @@ class UnitError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+
+// A time outside Time's range, +-2^63 ps (about 106 days), from a conversion or an addition:
+// thrown rather than wrapped, since a wrapped time is a wrong answer. It means the inputs ask for
+// a collective longer than collsim represents (1 TiB over a 1 Mbps link, say).
+class TimeRangeError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+[[noreturn]] void throw_time_range(const char* what);
+}  // namespace detail
 
 class Time {
  public:
@@ -40,11 +54,23 @@ class Time {
   constexpr double us() const { return static_cast<double>(ps_) * 1e-6; }
   constexpr double seconds() const { return static_cast<double>(ps_) * 1e-12; }
 
-  constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
-  constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
-  constexpr Time operator*(std::int64_t k) const { return Time(ps_ * k); }
+  constexpr Time operator+(Time o) const {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(ps_, o.ps_, &r)) detail::throw_time_range("a sum of times");
+    return Time(r);
+  }
+  constexpr Time operator-(Time o) const {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(ps_, o.ps_, &r)) detail::throw_time_range("a difference of times");
+    return Time(r);
+  }
+  constexpr Time& operator+=(Time o) { return *this = *this + o; }
+  constexpr Time& operator-=(Time o) { return *this = *this - o; }
+  constexpr Time operator*(std::int64_t k) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(ps_, k, &r)) detail::throw_time_range("a multiple of a time");
+    return Time(r);
+  }
   constexpr auto operator<=>(const Time&) const = default;
 
  private:
@@ -52,8 +78,11 @@ class Time {
   std::int64_t ps_ = 0;
 };
 
-// Rounds to the nearest picosecond.
-constexpr Time ps(double v) { return Time::from_ps(static_cast<std::int64_t>(v + (v < 0 ? -0.5 : 0.5))); }
+// Rounds to the nearest picosecond; TimeRangeError beyond +-2^63 ps or for NaN.
+constexpr Time ps(double v) {
+  if (!(v > -9.2e18 && v < 9.2e18)) detail::throw_time_range("a time in picoseconds");
+  return Time::from_ps(static_cast<std::int64_t>(v + (v < 0 ? -0.5 : 0.5)));
+}
 constexpr Time ns(double v) { return ps(v * 1e3); }
 constexpr Time us(double v) { return ps(v * 1e6); }
 constexpr Time ms(double v) { return ps(v * 1e9); }
@@ -104,7 +133,7 @@ constexpr Bandwidth GBps(double v) { return Bandwidth::bytes_per_second(v * 1e9)
 constexpr Bandwidth Gbps(double v) { return Bandwidth::bytes_per_second(v * 1e9 / 8); }
 
 // Time to stream `b` at rate `bw`, rounded up to the next picosecond so that a non-empty transfer
-// never takes zero time. Requires bw > 0.
+// never takes zero time. Requires bw > 0. TimeRangeError beyond Time's range.
 Time transfer_time(Bytes b, Bandwidth bw);
 
 // Parsers for config values and command-line sizes. Each accepts surrounding blanks, rejects
