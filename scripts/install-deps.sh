@@ -16,6 +16,7 @@ packages=(
   nlohmann-json3-dev      # JSON output and traces
   libopenmpi-dev openmpi-bin  # the MPI backend (mpirun -np 4 in the tests)
   gnuplot-nox             # collsim compare --plot (SVG / PNG)
+  clang libclang-rt-14-dev  # make test-asan and make fuzz: sanitizer runtimes and libFuzzer
 )
 
 missing=()

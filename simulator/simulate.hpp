@@ -50,7 +50,7 @@ namespace collsim {
 enum class SimNetwork { kContentionFree, kMaxMin };
 std::string_view to_string(SimNetwork n);  // "contention-free", "max-min"
 
-class TraceRecorder;
+struct TraceRecorder;
 
 struct SimOptions {
   SimNetwork network = SimNetwork::kMaxMin;

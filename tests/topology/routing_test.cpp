@@ -71,9 +71,11 @@ TEST(Routing, PxnKeepsCrossRailTrafficOnTheDestinationRail) {
 
 TEST(Routing, WithoutPxnCrossRailTrafficCrossesTheSpine) {
   std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/h100-2node-ib.yaml");
-  std::stringstream yaml;
-  yaml << in.rdbuf() << "  pxn: false\n";
-  const Topology t = parse_topology(yaml.str(), "no-pxn.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  yaml.insert(yaml.find("\nnetwork:\n") + 10, "  pxn: false\n");
+  const Topology t = parse_topology(yaml, "no-pxn.yaml");
   ASSERT_FALSE(t.pxn());
   const Route& r = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
   EXPECT_EQ(kinds(t, r), (std::vector<std::string>{"pcie", "pcie", "ib", "ib", "ib", "ib",
