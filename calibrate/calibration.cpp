@@ -181,7 +181,36 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
     }
     return r;
   };
-  const LsqResult fit = robust_least_squares(p);
+  LsqResult fit = robust_least_squares(p);
+  // A parameter the rows pin only loosely (a standard error above max_relative_sigma of its
+  // value) is no calibration: the loosest one goes back to its prior value and is held, and the
+  // rest are fitted again, one at a time, since two correlated parameters are loose together and
+  // holding one usually pins the other.
+  std::vector<bool> weak(static_cast<std::size_t>(n), false);
+  for (int round = 0; round < 4; ++round) {
+    Eigen::Index worst = -1;
+    double worst_rel = options.max_relative_sigma;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      if (!fit.free[k] || fit.at_bound[k]) continue;
+      const double rel = params[k].log_scale()
+                             ? fit.sigma[j]
+                             : fit.sigma[j] / std::max(std::abs(fit.x[j]), 1e-3);
+      if (rel > worst_rel) {
+        worst_rel = rel;
+        worst = j;
+      }
+    }
+    if (worst < 0) break;
+    weak[static_cast<std::size_t>(worst)] = true;
+    p.fixed = weak;
+    p.x0 = fit.x;
+    p.x0[worst] = params[static_cast<std::size_t>(worst)].value(cal.start);
+    const int evaluations = fit.evaluations, iterations = fit.iterations;
+    fit = robust_least_squares(p);
+    fit.evaluations += evaluations;
+    fit.iterations += iterations;
+  }
   cal.fitted = costs_at(fit.x);
   cal.iterations = fit.iterations;
   cal.evaluations = fit.evaluations;
@@ -220,6 +249,11 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
             "ran to its bound (the rows say only that it is {}); {}",
             fit.x[j] <= cp.lower() + 1e-9 ? "at most this" : "at least this", fp.determined_by);
       }
+    } else if (weak[static_cast<std::size_t>(j)]) {
+      fp.determined_by = fmt::format(
+          "not determined: the rows pin it only loosely (standard error above {:.0f}% of it); "
+          "prior kept",
+          100 * options.max_relative_sigma);
     } else {
       const int other = fit.collinear_with[static_cast<std::size_t>(j)];
       fp.determined_by =

@@ -75,6 +75,9 @@ struct CalibrateOptions {
   // Rows where NCCL would run an algorithm collsim does not simulate (NVLS, ...) take part in
   // the fit only if set: their stand-in algorithm is not what was measured.
   bool fit_substituted = false;
+  // A fitted parameter whose standard error exceeds this fraction of its value (relative, for
+  // rates) is reported as not determined and held at its prior value.
+  double max_relative_sigma = 0.5;
 };
 
 Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,

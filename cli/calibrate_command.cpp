@@ -88,6 +88,7 @@ void register_calibrate(CLI::App& app) {
                 "with the stand-in algorithm");
   cmd->callback([args, cmd] {
     args->command_line = "collsim calibrate " + args->config;
+    if (args->default_costs) args->command_line += " --default-costs";
     for (const auto& m : args->measurements.files) args->command_line += " --measurements " + m;
     if (!args->measurements.min_bytes.empty()) {
       args->command_line += " --min-bytes " + args->measurements.min_bytes;

@@ -25,7 +25,7 @@ class ConfigNode;
 struct LoadOptions {
   // Overrides a templated config's node count (the fabric grows with it); an error on an
   // explicit config.
-  std::optional<int> nodes;
+  std::optional<int> nodes = std::nullopt;
   // Calibration overlays (written by `collsim calibrate`) layered over the config's own `costs:`,
   // in order: YAML files with a required `costs:` mapping and an optional `calibration:` record
   // of how it was fitted. The costs are checked where they are applied (cost_params).

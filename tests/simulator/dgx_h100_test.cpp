@@ -1,6 +1,7 @@
-// Ring AllReduce on the dgx-h100 preset with the default (NCCL-sourced) costs and the max-min
-// network: large messages must stay within the physical limit and land near what NCCL measures;
-// tiny ones cost a few to tens of microseconds. The reasoning behind the bounds:
+// Ring AllReduce on the dgx-h100 preset with the default (NCCL-sourced) costs, not the preset's
+// calibrated ones (docs/calibration.md), and the max-min network: large messages must stay
+// within the physical limit and land near what NCCL measures; tiny ones cost a few to tens of
+// microseconds. The reasoning behind the bounds:
 //  - busbw cannot exceed the per-GPU NVLink bandwidth, 450 GB/s (theory.md §3.8); with NVLink's
 //    usable fraction 20.6/25 the links carry at most 370.8 GB/s, measured 365-370 GB/s
 //    (nccl_model.md §6 anchor 1). We ask for 300-371 GB/s at 1 GiB with 24 channels.
@@ -33,7 +34,7 @@ double busbw_GBps(const Result& r, std::uint64_t bytes, int p) {
 }
 
 TEST(DgxH100, LargeRingAllReduceBusbwWithinPhysicalLimit) {
-  const Topology topo = load_topology("dgx-h100");
+  const Topology topo = load_topology("dgx-h100", {.default_costs = true});
   const std::uint64_t bytes = std::uint64_t{1} << 30;
   const Result r = run(topo, Protocol::kSimple, bytes, 24);
   const double busbw = busbw_GBps(r, bytes, 8);
@@ -44,7 +45,7 @@ TEST(DgxH100, LargeRingAllReduceBusbwWithinPhysicalLimit) {
 }
 
 TEST(DgxH100, SmallMessageFloorIsMicroseconds) {
-  const Topology topo = load_topology("dgx-h100");
+  const Topology topo = load_topology("dgx-h100", {.default_costs = true});
   const double expect_us[] = {15.0, 40.6, 56.0};
   for (Protocol p : all_protocols()) {
     const Result r = run(topo, p, 8, 1);
