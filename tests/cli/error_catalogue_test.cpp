@@ -96,7 +96,9 @@ TEST_P(ErrorCatalogue, OneClearLineAndTheRightStatus) {
   EXPECT_EQ(r.status, c.status) << r.err;
   const std::string first = r.err.substr(0, r.err.find('\n'));
   EXPECT_EQ(first, with_data(c.first_line));
-  if (c.status == 1) EXPECT_EQ(r.err, first + "\n") << "a user error is one line";
+  if (c.status == 1) {
+    EXPECT_EQ(r.err, first + "\n") << "a user error is one line";
+  }
   EXPECT_EQ(r.err.find("terminate called"), std::string::npos);
 }
 

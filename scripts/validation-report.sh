@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Regenerates docs/validation.md: for each hardware class collsim has a preset for, calibrate on
+# some of its published nccl-tests tables (tests/data/nccl-tests) and validate on the others
+# (another collective, GPU count or size range), with collsim's simulation and with NCCL's own
+# tuning model side by side, and plot predicted against measured busbw.
+#
+#   make validation            # or: scripts/validation-report.sh [path/to/collsim]
+#
+# Every fit starts from the NCCL-sourced default costs (--default-costs), not from the presets'
+# shipped calibration (which is these very overlays), so the "uncalibrated" column means what it
+# says and a preset's values can be checked against the overlay that produced them.
+#
+# Takes a few minutes (each calibration simulates every training row a few hundred times).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COLLSIM=${1:-build/cli/collsim}
+D=tests/data/nccl-tests
+OUT=docs/validation
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json "$OUT"/*.yaml "$OUT"/*.txt
+
+# name, config, --nodes for validation ("" for the config's), training files and options
+# (or reuse:NAME for another class's overlay), validation files and options.
+run_class() {
+  local name=$1 config=$2 nodes=$3 train=$4 test=$5
+  local nodes_opt=()
+  [ -n "$nodes" ] && nodes_opt=(--nodes "$nodes")
+  if [[ $train == reuse:* ]]; then
+    cp "$OUT/${train#reuse:}.yaml" "$OUT/$name.yaml"
+    echo "== $name: the overlay of ${train#reuse:}" >&2
+  else
+    echo "== $name: calibrate $config on: $train" >&2
+    # shellcheck disable=SC2086
+    "$COLLSIM" calibrate "$config" --default-costs $train -o "$OUT/$name.yaml" \
+      > "$OUT/$name.calibrate.txt"
+  fi
+  for model in sim nccl; do
+    # shellcheck disable=SC2086
+    "$COLLSIM" validate "$config" "${nodes_opt[@]}" --default-costs --costs "$OUT/$name.yaml" $test \
+      --model "$model" --format json > "$OUT/$name.$model.json"
+    # shellcheck disable=SC2086
+    "$COLLSIM" validate "$config" "${nodes_opt[@]}" --default-costs $test --model "$model" \
+      --format json \
+      > "$OUT/$name.$model.uncalibrated.json"
+  done
+}
+
+run_class h100-nvswitch dgx-h100 "" \
+  "--measurements $D/h100x4_1node_allreduce_waynehacking8.txt --measurements $D/h100x4_1node_allgather_waynehacking8.txt" \
+  "--measurements $D/h100x4_1node_reducescatter_waynehacking8.txt
+   --measurements $D/h100x4_1node_allreduce_algosweep-Ring-Tree-NVLS_waynehacking8.txt
+   --measurements $D/h100x4_1node_allreduce_protosweep-Simple-LL-LL128_waynehacking8.txt
+   --measurements $D/h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt
+   --measurements $D/h100x2-4-6_1node_allreduce_gpu-scaling_waynehacking8.txt
+   --measurements $D/h100x8_1node_allreduce_NVLS_together.txt
+   --measurements $D/h100x8_1node_allreduce_xxrjun-cluster01.txt
+   --measurements $D/h100x8_1node_allgather_xxrjun-cluster01.txt
+   --measurements $D/h100x8_1node_reducescatter_xxrjun-cluster01.txt
+   --measurements $D/h100x8_1node_alltoall_xxrjun-cluster01.txt
+   --measurements $D/h100x8_1node_sendrecv_xxrjun-cluster01.txt"
+
+run_class a100-nvswitch dgx-a100 "" \
+  "--measurements $D/a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt --max-bytes 32M" \
+  "--measurements $D/a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt --min-bytes 33M
+   --measurements $D/a100x8_1node_sendrecv_li-plus-playground.txt"
+
+run_class h100-ib-4gpu-nodes h100-4gpu-2node-ndr200 "" \
+  "--measurements $D/h100x8_2node-4gpu_allreduce_snellius-ib-4xNDR200_odissei.txt --measurements $D/h100x8_2node-4gpu_allgather_snellius-ib-4xNDR200_odissei.txt" \
+  "--measurements $D/h100x8_2node-4gpu_reducescatter_snellius-ib-4xNDR200_odissei.txt"
+
+run_class h100-ib-8nic h100-2node-ib "" \
+  "--measurements $D/h100x16_2node_allreduce_ib-400G_NCCL_ALGO-Ring_MIN_CTAS24-QPS2_nccl-tests-issue309-gjaion.txt" \
+  "--measurements $D/h100x16_2node_allreduce_dell-xe9680-ib-8x400G-nvls_nccl-tests-issue309.txt"
+
+run_class h100-ib-8nic-4node h100-2node-ib 4 reuse:h100-ib-8nic \
+  "--measurements $D/h100x32_4node_allreduce_voltagepark-ib-8x400G_vpbenchmarking.txt"
+
+run_class a100-roce a100-2node-roce "" \
+  "--measurements $D/a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G_ocitutorials.txt --max-bytes 64M" \
+  "--measurements $D/a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G_ocitutorials.txt --min-bytes 65M"
+
+run_class pcie-noP2P pcie-2gpu "" \
+  "--measurements $D/rtx2080ti-x2_1node-pcie-noP2P_allreduce_anthony-hoo-blog.txt" \
+  "--measurements $D/rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt"
+
+python3 scripts/validation_report.py "$OUT" > docs/validation.md
+echo "wrote docs/validation.md" >&2
