@@ -7,6 +7,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace collsim {
 
@@ -17,8 +19,14 @@ void register_predict(CLI::App& app);
 void register_trace(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_scale(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
+
+// `collsim scale --nodes`: "1,2,4,64" or a range "a:b[:factor]" (a, a*f, ... up to and
+// including b). RequestError for anything else, a count outside 1..2^20, a list that does not
+// increase.
+std::vector<int> parse_node_counts(const std::string& text);
 
 }  // namespace collsim

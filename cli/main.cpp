@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   collsim::register_trace(app);
   collsim::register_sweep(app);
   collsim::register_compare(app);
+  collsim::register_scale(app);
   collsim::register_bench(app);
   collsim::register_calibrate(app);
   collsim::register_validate(app);

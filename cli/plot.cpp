@@ -40,8 +40,8 @@ std::string xtics(const ComparePlot& plot) {
   std::string out = "set xtics (";
   for (std::size_t i = 0; i < sizes.size(); i += step) {
     if (sizes[i] == 0) continue;
-    out +=
-        fmt::format("{}\"{}\" {}", out.back() == '(' ? "" : ", ", human_bytes(sizes[i]), sizes[i]);
+    const std::string label = plot.x_nodes ? std::to_string(sizes[i]) : human_bytes(sizes[i]);
+    out += fmt::format("{}\"{}\" {}", out.back() == '(' ? "" : ", ", label, sizes[i]);
   }
   return out + ") rotate by -30\n";
 }
@@ -83,7 +83,7 @@ std::string script(const ComparePlot& plot, const std::string& data, const std::
            "set offsets 0, 0, graph 0.04, 0\n"
            "set title 'bus bandwidth (higher is better)'\nset key\n";
     }
-    s += "set xlabel 'size (nccl-tests size column)'\nplot ";
+    s += plot.x_nodes ? "set xlabel 'nodes'\nplot " : "set xlabel 'size (nccl-tests size column)'\nplot ";
     const int column = time ? 2 : 3;
     for (std::size_t i = 0; i < plot.series.size(); ++i) {
       const PlotSeries& ser = plot.series[i];

@@ -17,7 +17,7 @@
 namespace collsim {
 
 struct PlotPoint {
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // the x value: a size, or a node count (ComparePlot::x_nodes)
   double time_us = 0;
   double busbw_GBps = 0;
 };
@@ -33,6 +33,7 @@ struct ComparePlot {
   std::string title;
   std::vector<PlotSeries> series;
   std::vector<PlotPoint> best;  // the winner at each size
+  bool x_nodes = false;         // x is a node count (collsim scale), not a size
 };
 
 // Checks up front, before any work: RequestError for a file name not ending in .svg or .png,

@@ -35,7 +35,9 @@ void print_table(const TopologySummary& s) {
   fmt::print("cluster    {}\n", s.name);
   fmt::print("nodes      {} x {} {} (sm{}) = {} GPUs\n", s.nodes, per_node, s.gpu_model, s.gpu_sm,
              s.gpus);
-  fmt::print("network    {}\n", to_string(s.network));
+  fmt::print("network    {}{}\n", to_string(s.network),
+             s.routing.empty() ? "" : fmt::format(", {} routing", s.routing));
+  if (!s.fabric.empty()) fmt::print("fabric     {}\n", s.fabric);
   std::string devices;
   for (const auto& [kind, count] : s.devices) {
     devices += fmt::format("{}{} {}", devices.empty() ? "" : ", ", count, to_string(kind));
@@ -66,6 +68,8 @@ void print_json(const TopologySummary& s) {
   j["gpus"] = s.gpus;
   j["gpu_model"] = s.gpu_model;
   j["network"] = std::string(to_string(s.network));
+  if (!s.routing.empty()) j["routing"] = s.routing;
+  if (!s.fabric.empty()) j["fabric"] = s.fabric;
   for (const auto& [kind, count] : s.devices) j["devices"][std::string(to_string(kind))] = count;
   for (const LinkGroup& g : s.links) {
     j["links"].push_back({{"kind", std::string(to_string(g.kind))},

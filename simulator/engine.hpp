@@ -86,7 +86,7 @@ class Engine {
   // engine_setup.cpp
   void init_streams();
   std::uint32_t connection(int channel, int sender, int receiver);
-  std::uint32_t route_between(int from, int to);
+  std::uint32_t route_between(int from, int to, int channel);
   Result collect();
   [[noreturn]] void report_stuck() const;
 

@@ -88,11 +88,15 @@ void Engine<Net>::init_streams() {
 }
 
 template <class Net>
-std::uint32_t Engine<Net>::route_between(int from, int to) {
-  const std::uint64_t key = static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to);
+std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {
+  // Each channel is its own connection (its own queue pair), so ECMP hashes channels apart.
+  const std::uint32_t flow =
+      topo_.routing() == Routing::kEcmp ? static_cast<std::uint32_t>(channel) : 0;
+  const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
+                            static_cast<std::uint64_t>(to) << 16 | (flow & 0xFFFF);
   auto it = route_index_.find(key);
   if (it != route_index_.end()) return it->second;
-  const Route& route = topo_.route(topo_.gpu_of(Rank{from}), topo_.gpu_of(Rank{to}));
+  const Route& route = topo_.route(topo_.gpu_of(Rank{from}), topo_.gpu_of(Rank{to}), flow);
   RouteInfo info;
   info.first_link = static_cast<std::uint32_t>(route_links_.size());
   info.link_count = static_cast<std::uint32_t>(route.links.size());
@@ -131,7 +135,7 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   auto it = conn_index_.find(key);
   if (it != conn_index_.end()) return it->second;
   ConnState c;
-  c.route = route_between(gpu_[sender], gpu_[receiver]);
+  c.route = route_between(gpu_[sender], gpu_[receiver], channel);
   c.sender = static_cast<std::uint32_t>(sender * channels_ + channel);
   c.receiver = static_cast<std::uint32_t>(receiver * channels_ + channel);
   c.ring = static_cast<std::uint32_t>(times_.size());
@@ -226,7 +230,7 @@ void Engine<Net>::report_stuck() const {
                                const CostParams&);                                  \
   template void Engine<Net>::init_streams();                                        \
   template std::uint32_t Engine<Net>::connection(int, int, int);                    \
-  template std::uint32_t Engine<Net>::route_between(int, int);                      \
+  template std::uint32_t Engine<Net>::route_between(int, int, int);                 \
   template Result Engine<Net>::collect();                                           \
   template void Engine<Net>::report_stuck() const;
 COLLSIM_INSTANTIATE(AlphaBetaNetwork)

@@ -32,6 +32,8 @@ class TopologyBuilder {
   LinkId add_cable(DeviceId a, DeviceId b, LinkKind kind, Bandwidth bw, Time latency);
   void set_network_kind(NetworkKind kind) { topo_.network_kind_ = kind; }
   void set_pxn(bool on) { topo_.pxn_ = on; }
+  void set_routing(Routing r) { topo_.routing_ = r; }
+  void set_fabric(std::string description) { topo_.fabric_ = std::move(description); }
   // Appends a `costs:` layer (the config's own first, then overlays; `file` names an overlay).
   void add_cost_layer(std::shared_ptr<const ConfigNode> costs, std::string file = {}) {
     add_cost_layer(topo_, std::move(costs), std::move(file));

@@ -1,6 +1,7 @@
 // The templated config form: one node description repeated `nodes` times, plus a network.
 // docs/config.md documents each key; every value is validated here, where its location is known.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,7 @@ struct NodeSpec {
   Bandwidth nvlink_bw;  // nvswitch: per GPU; mesh: per GPU, spread evenly over its peers
   Time nvlink_lat;
   int domain_nodes = 1;
+  int mesh_groups = 1;  // mesh: GPUs split into this many equal fully-linked groups
   Bandwidth pcie_bw;
   Time pcie_lat;
   int pcie_switches = 0;
@@ -45,11 +47,19 @@ struct NodeSpec {
 
 struct NetworkSpec {
   NetworkKind kind = NetworkKind::kNone;
+  Routing routing = Routing::kDmodK;
   bool pxn = false;
   Time latency;
   int nodes_per_leaf = 0;
-  int spines = 0;
+  int spines = 0;  // per pod in a three-tier fabric (its aggregation switches)
   double oversubscription = 1.0;
+  int radix = 0;  // switch ports; 0: unlimited (two tiers at any size)
+  // Grown fabric: leaves, leaves per pod (a two-tier fabric is one pod), pods, core switches
+  // per plane (three tiers only: aggregation switch k of every pod connects to core plane k).
+  int leaves = 0;
+  int pod_leaves = 0;
+  int pods = 1;
+  int cores_per_plane = 0;
 };
 
 // Even block distribution: item i of n goes to bucket floor(i * buckets / n).
@@ -58,7 +68,7 @@ int block_of(int i, int n, int buckets) {
 }
 
 void parse_nvlink(const ConfigNode& c, NodeSpec& s) {
-  c.allow_keys({"fabric", "bandwidth", "latency", "domain_nodes"});
+  c.allow_keys({"fabric", "bandwidth", "latency", "domain_nodes", "groups"});
   const std::string fabric = c.at("fabric").as_choice({"nvswitch", "mesh"}, "NVLink fabric");
   s.fabric = fabric == "nvswitch" ? Fabric::kNvSwitch : Fabric::kMesh;
   if (s.model.nvlinks == 0 && !c.has("bandwidth")) {
@@ -72,7 +82,16 @@ void parse_nvlink(const ConfigNode& c, NodeSpec& s) {
     if (s.fabric != Fabric::kNvSwitch) d->fail("only an nvswitch fabric can span several nodes");
     s.domain_nodes = static_cast<int>(d->as_int(1, kMaxNodes));
   }
-  if (s.fabric == Fabric::kMesh && s.gpus < 2) c.fail("a mesh needs at least 2 GPUs per node");
+  if (auto g = c.get("groups")) {
+    if (s.fabric != Fabric::kMesh) g->fail("only a mesh fabric splits into groups");
+    s.mesh_groups = static_cast<int>(g->as_int(1, kMaxPerNode));
+    if (s.gpus % s.mesh_groups != 0) {
+      g->fail(fmt::format("{} GPUs do not split into {} equal groups", s.gpus, s.mesh_groups));
+    }
+  }
+  if (s.fabric == Fabric::kMesh && s.gpus / s.mesh_groups < 2) {
+    c.fail("a mesh needs at least 2 GPUs per group");
+  }
 }
 
 void parse_pcie(const ConfigNode& c, NodeSpec& s) {
@@ -186,7 +205,8 @@ NodeSpec parse_node(const ConfigNode& c) {
 }
 
 NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) {
-  c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription", "pxn"});
+  c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription", "pxn",
+                "radix", "routing"});
   NetworkSpec n;
   const std::string kind = c.at("topology").as_choice(
       {"single_switch", "fat_tree", "rail_optimized"}, "network topology");
@@ -202,22 +222,77 @@ NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) 
   }
   if (n.kind == NetworkKind::kSingleSwitch) {
     // NICs plug into the one switch; the NIC links' latency covers the whole path.
-    for (const char* key : {"latency", "nodes_per_leaf", "spines", "oversubscription"}) {
+    for (const char* key :
+         {"latency", "nodes_per_leaf", "spines", "oversubscription", "radix", "routing"}) {
       if (auto extra = c.get(key)) extra->fail("only fat_tree and rail_optimized networks have it");
     }
     return n;
   }
-  n.latency = c.at("latency").as_time();  // leaf <-> spine links
-  n.nodes_per_leaf = c.has("nodes_per_leaf")
-                         ? static_cast<int>(c.at("nodes_per_leaf").as_int(1, kMaxNodes))
-                         : nodes;
+  if (auto r = c.get("routing")) {
+    const std::string routing = r->as_choice({"dmodk", "ecmp", "adaptive"}, "routing");
+    n.routing = routing == "ecmp"       ? Routing::kEcmp
+                : routing == "adaptive" ? Routing::kAdaptive
+                                        : Routing::kDmodK;
+  }
+  n.latency = c.at("latency").as_time();  // leaf <-> spine (and spine <-> core) links
   if (auto o = c.get("oversubscription")) n.oversubscription = o->as_number(1, 1024);
+  const bool rails = n.kind == NetworkKind::kRailOptimized;
+  if (auto radix = c.get("radix")) n.radix = static_cast<int>(radix->as_int(4, 1 << 16));
+  // Ports of a leaf: down to the nodes, up to the spines (ceil(down / oversubscription)).
+  auto up_ports = [&](int down) {
+    return static_cast<int>(std::ceil(down / n.oversubscription - 1e-9));
+  };
+  if (c.has("nodes_per_leaf")) {
+    n.nodes_per_leaf = static_cast<int>(c.at("nodes_per_leaf").as_int(1, kMaxNodes));
+  } else if (n.radix > 0) {
+    // As many nodes as fill a leaf's down ports, the rest of its ports going up.
+    const int per_node = rails ? 1 : node.nics;
+    int per = n.radix / per_node;
+    while (per > 1 && per * per_node + up_ports(per * per_node) > n.radix) --per;
+    n.nodes_per_leaf = per;
+  } else {
+    n.nodes_per_leaf = nodes;
+  }
+  const int down = rails ? n.nodes_per_leaf : n.nodes_per_leaf * node.nics;
+  const int up = up_ports(down);
+  if (n.radix > 0 && down + up > n.radix) {
+    c.at("radix").fail(fmt::format(
+        "a leaf of {} down ports (nodes_per_leaf {} x {} NIC{}) needs {} up ports at "
+        "oversubscription {}: {} ports, more than the radix {}",
+        down, n.nodes_per_leaf, rails ? 1 : node.nics, rails || node.nics == 1 ? "" : "s", up,
+        n.oversubscription, down + up, n.radix));
+  }
   const int groups = (nodes + n.nodes_per_leaf - 1) / n.nodes_per_leaf;
-  const int leaves = n.kind == NetworkKind::kRailOptimized ? groups * node.nics : groups;
+  n.leaves = rails ? groups * node.nics : groups;
   if (auto spines = c.get("spines")) {
     n.spines = static_cast<int>(spines->as_int(1, 1 << 16));
-  } else if (leaves > 1) {
-    c.fail(fmt::format("missing required key \"spines\" ({} leaves need a spine layer)", leaves));
+  } else if (n.radix > 0) {
+    n.spines = up;  // one up port of every leaf to each spine
+  } else if (n.leaves > 1) {
+    c.fail(fmt::format("missing required key \"spines\" ({} leaves need a spine layer)",
+                       n.leaves));
+  }
+  n.pod_leaves = n.leaves;
+  if (n.radix > 0 && n.leaves > 1) {
+    // A spine takes one bundle of ceil(up / spines) ports from each leaf. When the leaves
+    // outnumber what its radix can take, the fabric grows a third tier: pods of leaves whose
+    // spines (now aggregation switches) give half their ports to the leaves and half to a core
+    // layer; aggregation switch k of every pod reaches the core switches of plane k, each of
+    // which takes one bundle from every pod (the folded Clos of Leiserson's fat tree).
+    const int bundle = (up + n.spines - 1) / n.spines;
+    if (n.leaves * bundle > n.radix) {
+      n.pod_leaves = std::max(1, n.radix / 2 / bundle);
+      n.pods = (n.leaves + n.pod_leaves - 1) / n.pod_leaves;
+      n.cores_per_plane = n.radix / 2;
+      if (n.pods > n.radix) {
+        const long long max_nodes = static_cast<long long>(n.radix) * n.pod_leaves /
+                                    (rails ? node.nics : 1) * n.nodes_per_leaf;
+        c.at("radix").fail(fmt::format(
+            "{} nodes need {} pods of {} leaves, more than a three-tier fat tree of radix {} "
+            "connects ({} pods, {} nodes)",
+            nodes, n.pods, n.pod_leaves, n.radix, n.radix, max_nodes));
+      }
+    }
   }
   return n;
 }
@@ -258,9 +333,10 @@ void build_node(TopologyBuilder& b, int n, const NodeSpec& s, int model,
                 s.pcie_lat);
   }
   if (s.fabric == Fabric::kMesh) {
-    const Bandwidth pair = s.nvlink_bw / (s.gpus - 1);
+    const int group = s.gpus / s.mesh_groups;
+    const Bandwidth pair = s.nvlink_bw / (group - 1);
     for (int a = 0; a < s.gpus; ++a) {
-      for (int c = a + 1; c < s.gpus; ++c) {
+      for (int c = a + 1; c < s.gpus && c / group == a / group; ++c) {
         b.add_cable(gpus[a], gpus[c], LinkKind::kNvLink, pair, s.nvlink_lat);
       }
     }
@@ -282,6 +358,7 @@ void build_node(TopologyBuilder& b, int n, const NodeSpec& s, int model,
 void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const NetworkSpec& net,
                    const std::vector<DeviceId>& nics) {
   b.set_network_kind(net.kind);
+  b.set_routing(net.routing);
   b.set_pxn(net.pxn);
   auto nic = [&](int node, int i) { return nics[static_cast<std::size_t>(node) * s.nics + i]; };
   if (net.kind == NetworkKind::kSingleSwitch) {
@@ -306,13 +383,63 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
       b.add_cable(nic(n, i), leaf, s.nic_kind, s.nic_bw, s.nic_lat);
     }
   }
-  if (net.spines == 0) return;
+  const std::string leaf_desc = fmt::format(
+      "{} leaves of {} node{}{}", leaves.size(), per, per == 1 ? "" : "s",
+      rails ? fmt::format(" ({} rails)", s.nics) : std::string());
+  if (net.spines == 0) {
+    b.set_fabric(fmt::format("1 tier: {}", leaf_desc));
+    return;
+  }
   // A full leaf's downlink capacity, divided by the oversubscription, spread over the spines.
+  // Adaptive routing spreads every flow evenly over them (the fluid limit of per-packet
+  // adaptive routing), which is one switch carrying all of their capacity: the spines of a pod
+  // (and the core planes) are built as one.
+  const bool adaptive = net.routing == Routing::kAdaptive;
   const int ports_down = rails ? per : per * s.nics;
-  const Bandwidth uplink = s.nic_bw * ports_down / net.oversubscription / net.spines;
-  for (int k = 0; k < net.spines; ++k) {
-    const DeviceId spine = b.add_device(DeviceKind::kSwitch, fmt::format("spine{}", k), -1);
-    for (DeviceId leaf : leaves) b.add_cable(leaf, spine, s.nic_kind, uplink, net.latency);
+  const Bandwidth leaf_up = s.nic_bw * ports_down / net.oversubscription;
+  const int spines = adaptive ? 1 : net.spines;
+  const Bandwidth uplink = leaf_up / spines;
+  std::vector<DeviceId> aggs;  // [pod * spines + k]
+  for (int p = 0; p < net.pods; ++p) {
+    for (int k = 0; k < spines; ++k) {
+      const std::string name = net.pods == 1
+                                   ? (adaptive ? "spines" : fmt::format("spine{}", k))
+                                   : (adaptive ? fmt::format("pod{}/spines", p)
+                                               : fmt::format("pod{}/spine{}", p, k));
+      aggs.push_back(b.add_device(DeviceKind::kSwitch, name, -1));
+    }
+  }
+  for (std::size_t l = 0; l < leaves.size(); ++l) {
+    const int pod = static_cast<int>(l) / net.pod_leaves;
+    for (int k = 0; k < spines; ++k) {
+      b.add_cable(leaves[l], aggs[static_cast<std::size_t>(pod) * spines + k], s.nic_kind, uplink,
+                  net.latency);
+    }
+  }
+  const std::string spread = adaptive ? ", spread adaptively (built as one)" : "";
+  if (net.pods == 1) {
+    b.set_fabric(fmt::format("2 tiers: {}, {} spine{}{}", leaf_desc, net.spines,
+                             net.spines == 1 ? "" : "s", spread));
+    return;
+  }
+  b.set_fabric(fmt::format("3 tiers (radix {}): {} in {} pods of {}, {} spines per pod, {} core "
+                           "planes of {}{}",
+                           net.radix, leaf_desc, net.pods, net.pod_leaves, net.spines, net.spines,
+                           net.cores_per_plane, spread));
+  // Core: an aggregation switch sends up what its pod's leaves send it (non-blocking above the
+  // leaves), spread over the core switches of its plane.
+  const int cores = adaptive ? 1 : net.cores_per_plane;
+  const Bandwidth agg_up = uplink * net.pod_leaves / cores;
+  for (int k = 0; k < spines; ++k) {
+    for (int c = 0; c < cores; ++c) {
+      const DeviceId core = b.add_device(
+          DeviceKind::kSwitch,
+          adaptive ? std::string("cores") : fmt::format("core{}/{}", k, c), -1);
+      for (int p = 0; p < net.pods; ++p) {
+        b.add_cable(aggs[static_cast<std::size_t>(p) * spines + k], core, s.nic_kind, agg_up,
+                    net.latency);
+      }
+    }
   }
 }
 

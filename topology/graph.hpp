@@ -23,7 +23,17 @@ struct Topology::Graph {
 };
 
 struct Topology::RouteCache {
-  std::unordered_map<std::uint64_t, Route> routes;
+  struct Key {
+    std::uint64_t pair;  // from << 32 | to
+    std::uint32_t flow;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::uint64_t>{}(k.pair ^ (static_cast<std::uint64_t>(k.flow) * 0x9E3779B97F4A7C15ULL));
+    }
+  };
+  std::unordered_map<Key, Route, Hash> routes;
 };
 
 }  // namespace collsim

@@ -9,10 +9,14 @@
 //     NIC when the node has one per GPU) and the data enters the destination through the
 //     destination GPU's NIC.
 //  3. Across the network the route is a shortest path; where several next hops are equally short
-//     (leaf -> spine in a fat tree) it takes the (d mod k)-th, d being the destination NIC's index:
-//     destination-mod-k routing, which spreads traffic deterministically over the spines
-//     (Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic for Shift Permutations on Real
-//     Life Fat Trees", 2010).
+//     (leaf -> spine, spine -> core in a fat tree) the fabric's Routing picks one:
+//     dmodk: the (d mod k)-th (at the next level up, the (d / k mod k')-th), d being the destination NIC's index: destination-mod-k routing,
+//     which spreads traffic deterministically over the spines (Zahavi, "D-Mod-K Routing
+//     Providing Non-Blocking Traffic for Shift Permutations on Real Life Fat Trees", 2010);
+//     ecmp: the (h mod k)-th, h a fixed 64-bit mix of (source NIC, destination NIC, flow, hop),
+//     as a switch hashes a packet's 5-tuple: static per flow, flows collide by chance;
+//     adaptive: the fabric was built with one switch per tier (config_templated.cpp), so there
+//     is nothing to choose.
 //  4. PXN: on rail-optimized networks a GPU whose own NIC is on another rail than the
 //     destination's NIC hands the data over NVLink to the GPU that owns the NIC on the
 //     destination's rail, which sends it (see pxn_first_leg).
@@ -94,7 +98,19 @@ Route Topology::intra_route(DeviceId from, DeviceId to) const {
   return r;
 }
 
-Route Topology::network_route(DeviceId from_nic, DeviceId to_nic) const {
+namespace {
+
+// splitmix64's finaliser: a fixed, well-mixed hash, the same on every platform.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t flow) const {
   // Hop distances to the destination over network links, transiting switches only.
   std::vector<int> dist(devices_.size(), -1);
   std::deque<DeviceId> queue{to_nic};
@@ -111,7 +127,12 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic) const {
   }
   if (dist[from_nic.value] < 0) return Route{};
   const int key = nic_index_[to_nic.value];
+  const std::uint64_t flow_hash =
+      mix(mix(mix(static_cast<std::uint64_t>(nic_index_[from_nic.value])) ^
+              static_cast<std::uint64_t>(key)) ^
+          flow);
   Route r;
+  std::uint64_t digit = 1;
   for (DeviceId cur = from_nic; cur != to_nic;) {
     std::vector<LinkId> next;
     for (LinkId l : graph_->out[cur.value]) {
@@ -120,7 +141,12 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic) const {
       if (link.dst != to_nic && devices_[link.dst.value].kind != DeviceKind::kSwitch) continue;
       next.push_back(l);
     }
-    const LinkId pick = next[static_cast<std::size_t>(key) % next.size()];
+    // D-mod-k takes successive digits of d at successive levels (d mod k1, then d / k1 mod k2).
+    const std::uint64_t choice = routing_ == Routing::kEcmp
+                                     ? mix(flow_hash ^ r.links.size())
+                                     : static_cast<std::uint64_t>(key) / digit;
+    const LinkId pick = next[choice % next.size()];
+    digit *= next.size();
     r.links.push_back(pick);
     cur = links_[pick.value].dst;
   }
@@ -152,7 +178,7 @@ Route Topology::pxn_first_leg(DeviceId gpu, DeviceId dst_nic, DeviceId& via_nic)
   return leg;
 }
 
-Route Topology::find_route(DeviceId from, DeviceId to) const {
+Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const {
   if (from == to) return Route{};
   Route direct = intra_route(from, to);
   if (!direct.empty()) return direct;
@@ -184,7 +210,7 @@ Route Topology::find_route(DeviceId from, DeviceId to) const {
     append(intra_route(from, *src_nic), "its NIC is unreachable");
   }
   if (*src_nic != *dst_nic) {
-    append(network_route(*src_nic, *dst_nic), "the network does not connect their NICs");
+    append(network_route(*src_nic, *dst_nic, flow), "the network does not connect their NICs");
   }
   if (*dst_nic != to) append(intra_route(*dst_nic, to), "the destination NIC cannot reach it");
   return r;

@@ -11,6 +11,10 @@ TopologySummary summarize(const Topology& topo) {
   TopologySummary s;
   s.name = topo.name();
   s.network = topo.network_kind();
+  if (s.network == NetworkKind::kFatTree || s.network == NetworkKind::kRailOptimized) {
+    s.routing = std::string(to_string(topo.routing()));
+  }
+  s.fabric = topo.fabric();
   s.nodes = topo.node_count();
   s.gpus = topo.rank_count();
   s.gpus_per_node_min = INT32_MAX;

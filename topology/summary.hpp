@@ -24,6 +24,8 @@ struct LinkGroup {  // cables of one kind with the same bandwidth and latency
 struct TopologySummary {
   std::string name;
   NetworkKind network = NetworkKind::kNone;
+  std::string routing;  // "dmodk", "ecmp", "adaptive"; empty without a switched fabric
+  std::string fabric;   // Topology::fabric()
   int nodes = 0;
   int gpus = 0;
   int gpus_per_node_min = 0, gpus_per_node_max = 0;

@@ -23,6 +23,15 @@ std::string_view to_string(NetworkKind k) {
   return "?";
 }
 
+std::string_view to_string(Routing r) {
+  switch (r) {
+    case Routing::kDmodK: return "dmodk";
+    case Routing::kEcmp: return "ecmp";
+    case Routing::kAdaptive: return "adaptive";
+  }
+  return "?";
+}
+
 Topology::Topology() = default;
 Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
@@ -176,11 +185,15 @@ Bandwidth Topology::bisection_bandwidth() const {
   return GBps(flow);
 }
 
-const Route& Topology::route(DeviceId from, DeviceId to) const {
-  const std::uint64_t key = (static_cast<std::uint64_t>(from.value) << 32) |
-                            static_cast<std::uint32_t>(to.value);
+const Route& Topology::route(DeviceId from, DeviceId to, std::uint32_t flow) const {
+  if (routing_ != Routing::kEcmp) flow = 0;  // only ECMP tells flows of one pair apart
+  const RouteCache::Key key{(static_cast<std::uint64_t>(from.value) << 32) |
+                                static_cast<std::uint32_t>(to.value),
+                            flow};
   auto it = routes_->routes.find(key);
-  if (it == routes_->routes.end()) it = routes_->routes.emplace(key, find_route(from, to)).first;
+  if (it == routes_->routes.end()) {
+    it = routes_->routes.emplace(key, find_route(from, to, flow)).first;
+  }
   return it->second;
 }
 

@@ -33,6 +33,16 @@ struct Route {
 enum class NetworkKind { kNone, kSingleSwitch, kFatTree, kRailOptimized, kExplicit };
 std::string_view to_string(NetworkKind k);
 
+// How a fabric picks among equally short next hops (leaf -> spine, spine -> core):
+//  kDmodK     the (d mod k)-th, d the destination NIC's index: static, destination-based, what
+//             InfiniBand subnet managers' fat-tree routing computes (Zahavi 2010);
+//  kEcmp      a hash of (source NIC, destination NIC, flow): static per flow, so flows collide
+//             on uplinks by chance, as on Ethernet/RoCE ECMP fabrics;
+//  kAdaptive  every flow spread evenly over all of them (the fluid limit of adaptive routing):
+//             the parallel switches of a tier are built as one carrying all their capacity.
+enum class Routing { kDmodK, kEcmp, kAdaptive };
+std::string_view to_string(Routing r);  // "dmodk", "ecmp", "adaptive"
+
 class TopologyBuilder;
 class ConfigNode;
 
@@ -48,6 +58,10 @@ class Topology {
   // destination's rail, reaching it over NVLink through the GPU that owns that NIC, so that
   // cross-rail traffic stays off the spines (theory.md §2.3 item 3, [S19]).
   bool pxn() const { return pxn_; }
+  Routing routing() const { return routing_; }
+  // How the templated form grew the fabric ("2 tiers: 4 leaves of 32 nodes, 4 spines"); empty
+  // for other networks.
+  const std::string& fabric() const { return fabric_; }
   // The `costs:` mappings to apply over the simulator's defaults, in order: the config's own,
   // then each calibration overlay loaded with it (LoadOptions::cost_files). The simulator applies
   // them (simulator/cost_params.hpp, cost_params(const Topology&)).
@@ -85,7 +99,10 @@ class Topology {
   // Shortest route between two devices (see route.cpp for the rules: rail-local NICs, no peer
   // traffic through a PCIe switch with P2P off, spine spreading in fat trees). Throws
   // ConfigError if `to` is unreachable from `from`. Memoised; thread-compatible, not thread-safe.
-  const Route& route(DeviceId from, DeviceId to) const;
+  const Route& route(DeviceId from, DeviceId to) const { return route(from, to, 0); }
+  // The route of one flow: under ECMP routing, `flow` (a channel, a queue pair) is part of the
+  // hash that places it on the spines; otherwise it does not matter.
+  const Route& route(DeviceId from, DeviceId to, std::uint32_t flow) const;
 
   // Sum of the latencies of a route's links, and its narrowest link's bandwidth.
   Time route_latency(const Route& r) const;
@@ -103,9 +120,9 @@ class Topology {
   Topology();
   void assign_nics();                                     // fills gpu_nic_ (see nic_of)
   std::vector<int> node_local_hops(DeviceId from) const;  // BFS over non-network links
-  Route find_route(DeviceId from, DeviceId to) const;     // uncached; route.cpp
+  Route find_route(DeviceId from, DeviceId to, std::uint32_t flow) const;  // uncached; route.cpp
   Route intra_route(DeviceId from, DeviceId to) const;
-  Route network_route(DeviceId from_nic, DeviceId to_nic) const;
+  Route network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t flow) const;
   Route pxn_first_leg(DeviceId gpu, DeviceId dst_nic, DeviceId& via_nic) const;
 
   struct Graph;  // Boost.Graph adjacency list, private to topology/
@@ -114,6 +131,8 @@ class Topology {
   std::string name_;
   NetworkKind network_kind_ = NetworkKind::kNone;
   bool pxn_ = false;
+  Routing routing_ = Routing::kDmodK;
+  std::string fabric_;
   std::vector<std::shared_ptr<const ConfigNode>> costs_;
   std::vector<std::string> cost_files_;
   std::vector<Device> devices_;
