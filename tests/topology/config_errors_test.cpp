@@ -56,6 +56,13 @@ const std::vector<BadConfig> kBadConfigs = {
      "7:3: network: the nodes have no NICs to attach (node.nics.count is 0)"},
     {"spines-missing.yaml",
      "8:3: network: missing required key \"spines\" (2 leaves need a spine layer)"},
+    {"routing-misspelled.yaml",
+     "7:87: network.routing: unknown routing \"ecpm\"; expected one of dmodk, ecmp, adaptive; "
+     "did you mean \"ecmp\"?"},
+    {"radix-too-small.yaml",
+     "7:57: network.radix: a leaf of 32 down ports (nodes_per_leaf 4 x 8 NICs) needs 32 up ports "
+     "at oversubscription 1: 64 ports, more than the radix 32"},
+    {"mesh-groups-uneven.yaml", "5:34: node.nvlink.groups: 6 GPUs do not split into 4 equal groups"},
     {"explicit-disconnected-gpu.yaml",
      "4:5: devices[2]: GPU \"gpu2\" is not connected to GPU \"gpu0\""},
     {"explicit-unknown-device.yaml",
