@@ -50,6 +50,16 @@ class RingSource final : public GeneratedSource {
   std::unique_ptr<OpStream> stream(int rank, int channel) const override {
     return std::make_unique<RingPhaseStream>(phase(rank, channel));
   }
+  // ReduceScatter and AllGather move one block of the channel's span per step, the same length
+  // for every rank; AllReduce cuts a loop into n segments, all equal only when the channel's
+  // span is a multiple of n (the last loop's chunk is ceil(rest / n), ring_phase.hpp).
+  bool rank_symmetric() const override {
+    if (req_.collective != Collective::kAllReduce) return true;
+    for (int c = 0; c < channels_; ++c) {
+      if (channel_span(c).length % static_cast<std::uint64_t>(n_) != 0) return false;
+    }
+    return true;
+  }
 
  private:
   RingPhase phase(int rank, int c) const {

@@ -92,6 +92,13 @@ class OpSource {
   virtual std::vector<Dependency> dependencies(int rank) const;
   // A sequential cursor; the default calls op(i). Sources with costly random access override it.
   virtual std::unique_ptr<OpStream> stream(int rank, int channel) const;
+  // True when every rank behaves alike: on each channel, every rank's stream is the same
+  // sequence of op kinds and byte counts, its peers are that rank's two fixed neighbours on the
+  // channel (the one it receives from, the one it sends to), and there are no cross-channel
+  // dependencies. A ring whose segments are all the same length is; the simulator then checks
+  // which rank shifts also leave the neighbours and the routes alike and simulates one period
+  // (simulator/symmetry.cpp). Default: false.
+  virtual bool rank_symmetric() const { return false; }
 };
 
 class OpCursor {

@@ -183,12 +183,14 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
   c.wire_bytes += wire;
   ++pieces_;
   const RouteInfo& r = routes_[c.route];
-  const Time tx = transmit(cid, c.route, wire);
+  // An empty piece (a ring step over an empty segment) occupies no link: it only carries the
+  // step's latency, whatever the network model, and needs no flow.
+  const Time tx = wire == 0 ? Time() : transmit(cid, c.route, wire);
   if (trace_ != nullptr) {
     c.trace_piece = static_cast<std::uint32_t>(trace_->pieces.size());
     trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
   }
-  if constexpr (Net::kKnowsFinish) {
+  if (Net::kKnowsFinish || wire == 0) {
     s.busy = now_ + tx;
     arrival(c, q) = s.busy + r.latency;
     if (c.receiver_waiting && c.consumed == q) {

@@ -121,6 +121,7 @@ class Engine {
   const ProtocolCost& proto_;
   TraceRecorder* trace_;
   int ranks_;
+  int period_;  // ranks simulated: ranks_, or one period of a rank symmetry (symmetry.hpp)
   int channels_;
   std::uint64_t slots_;
   std::uint64_t slot_mask_;  // slots_ - 1 when a power of two (> 1), else 0

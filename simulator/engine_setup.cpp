@@ -8,6 +8,7 @@
 
 #include "simulator/engine.hpp"
 #include "simulator/flow_network.hpp"
+#include "simulator/symmetry.hpp"
 #include "simulator/trace.hpp"
 #include "topology/error.hpp"
 
@@ -52,6 +53,8 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
                                      topo.name(), topo.rank_count()));
     }
   }
+  period_ = ranks_;
+  if (o.symmetry && trace_ == nullptr) period_ = symmetry_period(s, topo, gpu_, !Net::kKnowsFinish);
   link_capacity_.reserve(topo.links().size());
   for (const Link& l : topo.links()) {
     link_capacity_.push_back(l.bandwidth.bytes_per_second() * costs.efficiency(l.kind));
@@ -60,7 +63,8 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
 
 template <class Net>
 void Engine<Net>::init_streams() {
-  const std::size_t n = static_cast<std::size_t>(ranks_) * static_cast<std::size_t>(channels_);
+  // Streams of the simulated ranks only: one period when a rank shift is a symmetry.
+  const std::size_t n = static_cast<std::size_t>(period_) * static_cast<std::size_t>(channels_);
   // Events name their stream (or flow: at most one per stream) in 24 bits (event_queue.hpp).
   if (n >= kMaxEventTarget) {
     throw ScheduleError(
@@ -70,7 +74,7 @@ void Engine<Net>::init_streams() {
   }
   streams_.resize(n);
   waiters_.resize(n);
-  for (int r = 0; r < ranks_; ++r) {
+  for (int r = 0; r < period_; ++r) {
     std::vector<Dependency> deps = sched_.dependencies(r);
     std::stable_sort(deps.begin(), deps.end(), [](const Dependency& a, const Dependency& b) {
       return a.channel != b.channel ? a.channel < b.channel : a.op < b.op;
@@ -128,6 +132,13 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {
 
 template <class Net>
 std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
+  if (period_ < ranks_) {
+    // Shift the pair so that the sender is in the simulated period (symmetry.hpp): rank N-1's
+    // send to rank 0 is rank P-1's send to rank P, which the simulated rank 0 receives.
+    const int base = sender / period_ * period_;
+    sender -= base;
+    receiver = (receiver - base + ranks_) % ranks_;
+  }
   const std::uint64_t n = static_cast<std::uint64_t>(ranks_);
   const std::uint64_t key =
       (static_cast<std::uint64_t>(channel) * n + static_cast<std::uint64_t>(sender)) * n +
@@ -137,7 +148,7 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   ConnState c;
   c.route = route_between(gpu_[sender], gpu_[receiver], channel);
   c.sender = static_cast<std::uint32_t>(sender * channels_ + channel);
-  c.receiver = static_cast<std::uint32_t>(receiver * channels_ + channel);
+  c.receiver = static_cast<std::uint32_t>(receiver % period_ * channels_ + channel);
   c.ring = static_cast<std::uint32_t>(times_.size());
   times_.resize(times_.size() + 2 * slots_);
   const auto id = static_cast<std::uint32_t>(conns_.size());
@@ -154,6 +165,9 @@ Result Engine<Net>::collect() {
     Time& f = r.rank_finish[sid / static_cast<std::size_t>(channels_)];
     f = std::max(f, streams_[sid].last_done);
   }
+  // Every period finishes as the simulated one does.
+  for (int rank = period_; rank < ranks_; ++rank) r.rank_finish[rank] = r.rank_finish[rank % period_];
+  r.simulated_ranks = period_;
   for (Time t : r.rank_finish) r.total = std::max(r.total, t);
   std::vector<std::uint64_t> bytes(topo_.links().size(), 0);
   for (const ConnState& c : conns_) {

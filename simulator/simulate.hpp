@@ -59,6 +59,10 @@ struct SimOptions {
   // cluster rank r. Communicator::gpu(r) gives it for a communicator.
   std::vector<int> placement;
   TraceRecorder* trace = nullptr;  // records op slices and pieces when set (trace.hpp)
+  // Simulate one period of ranks where shifting the ranks provably changes nothing (a ring with
+  // equal segments on a cluster that repeats node by node, leaf by leaf or pod by pod;
+  // simulator/symmetry.hpp). Same result either way; off with a trace, which shows every rank.
+  bool symmetry = true;
 };
 
 struct LinkUsage {
@@ -76,6 +80,7 @@ struct Result {
   std::uint64_t pieces = 0;       // FIFO pieces sent
   std::uint64_t ops = 0;          // ops executed
   std::size_t peak_pending_events = 0;
+  int simulated_ranks = 0;  // < ranks when a rank symmetry let one period stand for all
 };
 
 // Throws ScheduleError for a schedule that cannot finish or whose placement does not fit the

@@ -1,0 +1,128 @@
+#include "simulator/symmetry.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+namespace collsim::detail {
+
+namespace {
+
+// What the engine sees of a route: each link's kind, bandwidth and latency, in order.
+using Signature = std::vector<std::tuple<int, double, std::int64_t>>;
+
+struct Connections {
+  int n = 0, channels = 0;
+  std::vector<int> next, prev;  // [r * channels + c], -1 for none
+  std::vector<int> signature;   // interned route signature of r -> next (-1 for none)
+  std::vector<std::uint32_t> first;  // route of r -> next: links[first[id], first[id + 1])
+  std::vector<std::int32_t> links;
+  std::size_t link_count = 0;
+};
+
+Connections connections(const Schedule& s, const Topology& topo, const std::vector<int>& gpu) {
+  Connections k;
+  k.n = s.rank_count();
+  k.channels = s.channel_count();
+  k.link_count = topo.links().size();
+  const std::size_t streams = static_cast<std::size_t>(k.n) * k.channels;
+  k.next.assign(streams, -1);
+  k.prev.assign(streams, -1);
+  k.signature.assign(streams, -1);
+  k.first.reserve(streams + 1);
+  std::map<Signature, int> interned;
+  const bool ecmp = topo.routing() == Routing::kEcmp;
+  for (int r = 0; r < k.n; ++r) {
+    for (int c = 0; c < k.channels; ++c) {
+      const std::size_t id = static_cast<std::size_t>(r) * k.channels + c;
+      k.first.push_back(static_cast<std::uint32_t>(k.links.size()));
+      // Neighbours are fixed per stream (rank_symmetric), so the first ops name them.
+      auto cursor = s.source()->stream(r, c);
+      for (int i = 0; i < 4 && cursor->index() < cursor->size(); ++i, cursor->next()) {
+        const Op& op = cursor->op();
+        if (k.next[id] < 0 && sends(op.kind)) k.next[id] = op.send_peer;
+        if (k.prev[id] < 0 && receives(op.kind)) k.prev[id] = op.recv_peer;
+      }
+      if (k.next[id] < 0) continue;
+      // The engine's route for this connection (engine_setup.cpp route_between).
+      const Route& route = topo.route(topo.gpu_of(Rank{gpu[r]}), topo.gpu_of(Rank{gpu[k.next[id]]}),
+                                      ecmp ? static_cast<std::uint32_t>(c) : 0);
+      Signature sig;
+      for (LinkId l : route.links) {
+        const Link& link = topo.link(l);
+        sig.emplace_back(static_cast<int>(link.kind), link.bandwidth.bytes_per_second(),
+                         link.latency.ps());
+        k.links.push_back(l.value);
+      }
+      k.signature[id] = interned.emplace(sig, static_cast<int>(interned.size())).first->second;
+    }
+  }
+  k.first.push_back(static_cast<std::uint32_t>(k.links.size()));
+  return k;
+}
+
+// Whether the shift by p is a symmetry (with `shared_links`: of the max-min model).
+bool is_period(const Connections& k, int p, bool shared_links) {
+  const int n = k.n, ch = k.channels;
+  const std::size_t streams = static_cast<std::size_t>(n) * ch;
+  auto shifted = [&](int peer) { return peer < 0 ? -1 : (peer + p) % n; };
+  for (int r = 0; r < n; ++r) {
+    const int image = (r + p) % n;
+    for (int c = 0; c < ch; ++c) {
+      const std::size_t a = static_cast<std::size_t>(r) * ch + c;
+      const std::size_t b = static_cast<std::size_t>(image) * ch + c;
+      if (k.next[b] != shifted(k.next[a]) || k.prev[b] != shifted(k.prev[a])) return false;
+      if (k.signature[b] != k.signature[a]) return false;
+    }
+  }
+  if (!shared_links) return true;
+  // Links in use: each carries connections of one period only (the period of the sender:
+  // ranks [jp, (j+1)p)), and the connections sharing a link in period j are those sharing one
+  // in period 0, shifted by jp.
+  std::vector<std::int32_t> owner(k.link_count, -1);
+  std::vector<std::vector<int>> users(k.link_count);
+  for (std::size_t id = 0; id < streams; ++id) {
+    const int period = static_cast<int>(id) / ch / p;
+    const int rel = static_cast<int>(id) - period * p * ch;
+    for (std::uint32_t i = k.first[id]; i < k.first[id + 1]; ++i) {
+      const std::int32_t l = k.links[i];
+      if (owner[l] >= 0 && owner[l] != period) return false;
+      owner[l] = period;
+      users[l].push_back(rel);
+    }
+  }
+  std::vector<std::pair<int, std::vector<int>>> groups;  // (period, users relative to it)
+  for (std::size_t l = 0; l < k.link_count; ++l) {
+    if (users[l].size() < 2) continue;
+    std::sort(users[l].begin(), users[l].end());
+    groups.emplace_back(owner[l], std::move(users[l]));
+  }
+  std::sort(groups.begin(), groups.end());
+  const auto first_end =
+      std::find_if(groups.begin(), groups.end(), [](const auto& g) { return g.first != 0; });
+  const std::size_t per = static_cast<std::size_t>(first_end - groups.begin());
+  if (groups.size() != per * static_cast<std::size_t>(n / p)) return false;
+  for (std::size_t i = per; i < groups.size(); ++i) {
+    if (groups[i].first != static_cast<int>(i / per) ||
+        groups[i].second != groups[i % per].second) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<int>& gpu,
+                    bool shared_links) {
+  const int n = s.rank_count();
+  if (n < 2 || !s.source()->rank_symmetric()) return n;
+  const Connections k = connections(s, topo, gpu);
+  for (int p = 1; p < n; ++p) {
+    if (n % p == 0 && is_period(k, p, shared_links)) return p;
+  }
+  return n;
+}
+
+}  // namespace collsim::detail
