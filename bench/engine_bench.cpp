@@ -96,6 +96,40 @@ BENCHMARK(BM_RingAllReduce1GiB)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
+// Summit's small-message ring (docs/scale.md): one f32 per rank on one channel, contention-free,
+// at 64, 1024 and 4096 nodes (24,576 GPUs), with the rank-symmetry shortcut (simulator/
+// symmetry.hpp) and, where it runs in reasonable time, without it.
+void BM_SummitSmallRing(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const Topology topo = load_topology("summit", LoadOptions{nodes});
+  Request q;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kLL;
+  q.channels = 1;
+  q.comm = Communicator::from_topology(topo);
+  q.count = static_cast<std::uint64_t>(q.comm.size());
+  const Schedule s = generate(q);
+  SimOptions o;
+  o.network = SimNetwork::kContentionFree;
+  o.symmetry = state.range(1) != 0;
+  Result r;
+  for (auto _ : state) {
+    r = simulate(s, topo, o);
+    benchmark::DoNotOptimize(r.total);
+  }
+  state.counters["events"] = static_cast<double>(r.events);
+  state.counters["simulated_ranks"] = r.simulated_ranks;
+  state.counters["sim_time_ms"] = r.total.us() * 1e-3;
+}
+BENCHMARK(BM_SummitSmallRing)
+    ->Args({64, 0})
+    ->Args({64, 1})
+    ->Args({1024, 0})
+    ->Args({1024, 1})
+    ->Args({4096, 1})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
 }  // namespace
 }  // namespace collsim
 

@@ -11,9 +11,18 @@
 namespace collsim {
 
 Topology load_cluster(const std::string& config, std::optional<int> nodes,
-                      const std::vector<std::string>& cost_files, bool default_costs) {
-  if (default_costs) (void)cost_params(load_topology(config, LoadOptions{nodes}));  // checked
-  Topology topo = load_topology(config, LoadOptions{nodes, cost_files, default_costs});
+                      const std::vector<std::string>& cost_files, bool default_costs,
+                      const std::string& routing) {
+  std::optional<Routing> route;
+  if (!routing.empty()) {
+    route = routing == "ecmp" ? Routing::kEcmp
+            : routing == "adaptive" ? Routing::kAdaptive
+                                    : Routing::kDmodK;
+  }
+  if (default_costs) {
+    (void)cost_params(load_topology(config, LoadOptions{nodes, {}, false, route}));  // checked
+  }
+  Topology topo = load_topology(config, LoadOptions{nodes, cost_files, default_costs, route});
   (void)cost_params(topo);  // validates the overrides; the simulator applies them itself
   return topo;
 }
@@ -23,7 +32,9 @@ void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files) {
                  "calibration overlay(s) from `collsim calibrate`, layered over CONFIG's costs");
 }
 
-Topology RequestOptions::load() const { return load_cluster(config, nodes, cost_files); }
+Topology RequestOptions::load() const {
+  return load_cluster(config, nodes, cost_files, false, routing);
+}
 
 Request RequestOptions::request(const Topology& topo) const {
   Request r;
@@ -69,6 +80,10 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
       ->capture_default_str();
   cmd.add_option("--nodes", opts.nodes, "override the node count of a templated config")
       ->check(positive_int());
+  cmd.add_option("--routing", opts.routing,
+                 "override the fabric's routing: dmodk, ecmp or adaptive (fat_tree and "
+                 "rail_optimized networks)")
+      ->check(CLI::IsMember({"dmodk", "ecmp", "adaptive"}));
   add_costs_option(cmd, opts.cost_files);
 }
 

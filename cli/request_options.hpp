@@ -22,7 +22,8 @@ namespace collsim {
 // `collsim calibrate`) layered over its own `costs:`, and checks every cost override at once, so
 // every mistake in the files surfaces when they are loaded, whatever the command.
 Topology load_cluster(const std::string& config, std::optional<int> nodes,
-                      const std::vector<std::string>& cost_files = {}, bool default_costs = false);
+                      const std::vector<std::string>& cost_files = {}, bool default_costs = false,
+                      const std::string& routing = {});
 
 // Registers `--costs FILE...`: calibration overlays to layer over CONFIG's costs.
 void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files);
@@ -30,6 +31,7 @@ void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files);
 struct RequestOptions {
   std::string config;
   std::optional<int> nodes;
+  std::string routing;  // --routing: "" (the config's), dmodk, ecmp, adaptive
   std::vector<std::string> cost_files;
   std::string op;
   std::string bytes;
@@ -46,7 +48,7 @@ struct RequestOptions {
   Request request(const Topology& topo) const;
 };
 
-// Registers CONFIG, --nodes, --op (required), --dtype, --redop, --root, --channels, and, if
+// Registers CONFIG, --nodes, --routing, --op (required), --dtype, --redop, --root, --channels, and, if
 // `with_bytes`, --bytes (required); --algo and --proto with the given defaults.
 void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes = true);
 

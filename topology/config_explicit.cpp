@@ -33,6 +33,10 @@ Topology build_explicit(const ConfigNode& root, const std::string& default_name,
   if (options.nodes) {
     root.fail("--nodes applies to templated configs only; this one lists its devices");
   }
+  if (options.routing) {
+    root.fail("--routing applies to templated fat_tree and rail_optimized networks only; this "
+              "config lists its devices");
+  }
   TopologyBuilder b(root.has("name") ? root.at("name").as_string() : default_name);
 
   std::map<std::string, DeviceId> by_name;

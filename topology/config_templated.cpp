@@ -463,6 +463,15 @@ Topology build_templated(const ConfigNode& root, const std::string& default_name
   } else if (nodes > 1 && !one_domain) {
     root.fail(fmt::format("missing required key \"network\" ({} nodes must be connected)", nodes));
   }
+  if (options.routing) {
+    if (net.kind != NetworkKind::kFatTree && net.kind != NetworkKind::kRailOptimized) {
+      throw ConfigError(fmt::format(
+          "--routing: {} {}; routing applies to fat_tree and rail_optimized networks", name,
+          net.kind == NetworkKind::kNone ? std::string("has no network")
+                                         : fmt::format("has a {} network", to_string(net.kind))));
+    }
+    net.routing = *options.routing;
+  }
 
   TopologyBuilder b(name);
   const int model = b.add_gpu_model(node.model);

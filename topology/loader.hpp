@@ -33,6 +33,9 @@ struct LoadOptions {
   // Leaves out the config's own `costs:` block (it is still checked): the simulator's
   // NCCL-sourced defaults, as a calibration starts from (`collsim calibrate --default-costs`).
   bool default_costs = false;
+  // Overrides a templated config's network.routing (fat_tree and rail_optimized networks only;
+  // an error elsewhere), so one preset compares routing schemes.
+  std::optional<Routing> routing = std::nullopt;
 };
 
 // `config` is a path to a YAML file or the name of a preset (a file in the preset directory).

@@ -59,6 +59,30 @@ TEST(ScaleCommand, LatencyBoundTimesGrowWithTheNodeCount) {
   EXPECT_EQ(j["ranges"], "dbtree/ll: 1-64 nodes");
 }
 
+TEST(ScaleCommand, StaticEcmpLosesBandwidthAtScaleAdaptiveRoutingDoesNot) {
+  // nd-h100-v5: 4 VMs per leaf, 32 spines. At 16 VMs the ring crosses leaves; hashed flows
+  // collide on spine links, evenly spread ones do not (docs/scale.md has the full study).
+  auto busbw = [](const std::string& routing) {
+    const auto j = json_of(run_collsim(
+        "scale nd-h100-v5 --op allreduce --bytes 2G --nodes 2,16 --algo ring --proto simple "
+        "--format json --routing " +
+        routing));
+    return std::pair{j["rows"][0]["busbw_GBps"].get<double>(),
+                     j["rows"][1]["busbw_GBps"].get<double>()};
+  };
+  const auto [ecmp2, ecmp16] = busbw("ecmp");
+  const auto [adaptive2, adaptive16] = busbw("adaptive");
+  EXPECT_EQ(ecmp2, adaptive2);  // one leaf: no spine, nothing to route
+  EXPECT_NEAR(adaptive16 / adaptive2, 1.0, 0.01);
+  EXPECT_LT(ecmp16 / ecmp2, 0.8);
+  const CommandResult bad =
+      run_collsim("scale h100-nvlink-4 --op allreduce --bytes 1M --nodes 1 --routing ecmp");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err,
+            "collsim: --routing: h100-nvlink-4 has no network; routing applies to fat_tree and "
+            "rail_optimized networks\n");
+}
+
 TEST(ScaleCommand, TableCsvAndPlot) {
   const CommandResult t = run_collsim(
       "scale dgx-h100 --op allgather --bytes 64M --nodes 1,2 --algo ring --proto simple");

@@ -45,10 +45,10 @@ const std::vector<Expected> kPresets = {
     // Two GPUs and one uplink on a P2P-less switch: everything funnels through the uplink.
     {"pcie-2gpu", 1, 2, 0, {{LinkKind::kPcie, 3}}, 0, 15.75},
     // Summit: two NVLink2 triads per node (3 + 3 GPU pairs) and 6 GPU->CPU links; IB: 2 NIC
-    // cables per node, 512 leaves x 18 spines, 29 pods x 18 spines x 18 core switches. One
-    // 12.5 GB/s port per 3 GPUs; non-blocking, so half the NIC ports cross the middle.
+    // cables per node, 512 ToRs x 18 directors. One 12.5 GB/s port per 3 GPUs; non-blocking,
+    // so half the NIC ports cross the middle.
     {"summit", 4608, 27648, 9216, {{LinkKind::kNvLink, 27648}, {LinkKind::kC2c, 27648},
-                                   {LinkKind::kSmp, 4608}, {LinkKind::kIb, 9216 + 9216 + 9396}},
+                                   {LinkKind::kSmp, 4608}, {LinkKind::kIb, 9216 + 9216}},
      12.5 / 3, 4608 * 12.5},
     // 72 GPUs on one NVLink domain: 36 GPUs x 900 GB/s cross the middle.
     {"gb200-nvl72", 18, 72, 72, {{LinkKind::kNvSwitch, 72}, {LinkKind::kC2c, 72},
