@@ -44,6 +44,8 @@ const std::vector<Expected> kPresets = {
      16 * 12.5},
     // Two GPUs and one uplink on a P2P-less switch: everything funnels through the uplink.
     {"pcie-2gpu", 1, 2, 0, {{LinkKind::kPcie, 3}}, 0, 15.75},
+    // Azure ND H100 v5 VMs: two VMs under one radix-64 leaf (32 spines above it, unused).
+    {"nd-h100-v5", 2, 16, 16, {{LinkKind::kNvSwitch, 16}, {LinkKind::kIb, 16 + 32}}, 50, 8 * 50},
     // Summit: two NVLink2 triads per node (3 + 3 GPU pairs) and 6 GPU->CPU links; IB: 2 NIC
     // cables per node, 512 ToRs x 18 directors. One 12.5 GB/s port per 3 GPUs; non-blocking,
     // so half the NIC ports cross the middle.
