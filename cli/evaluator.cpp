@@ -99,6 +99,10 @@ std::optional<Evaluation> Evaluator::evaluate(const Candidate& c, std::uint64_t 
   } else {
     out.detail = fmt::format("{} events", res.events);
   }
+  if (res.simulated_ranks < s.rank_count()) {
+    out.detail += fmt::format(" (rank symmetry: {} of {} ranks simulated)", res.simulated_ranks,
+                              s.rank_count());
+  }
   return out;
 }
 

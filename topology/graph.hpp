@@ -1,6 +1,7 @@
 // Private to topology/: the Boost.Graph view of a Topology.
 #pragma once
 
+#include <shared_mutex>
 #include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -34,6 +35,7 @@ struct Topology::RouteCache {
     }
   };
   std::unordered_map<Key, Route, Hash> routes;
+  std::shared_mutex mutex;  // route() is called from several threads (cli/parallel.hpp)
 };
 
 }  // namespace collsim

@@ -1,5 +1,8 @@
 #include "topology/topology.hpp"
 
+#include <mutex>
+#include <shared_mutex>
+
 #include <algorithm>
 #include <deque>
 #include <limits>
@@ -190,11 +193,16 @@ const Route& Topology::route(DeviceId from, DeviceId to, std::uint32_t flow) con
   const RouteCache::Key key{(static_cast<std::uint64_t>(from.value) << 32) |
                                 static_cast<std::uint32_t>(to.value),
                             flow};
-  auto it = routes_->routes.find(key);
-  if (it == routes_->routes.end()) {
-    it = routes_->routes.emplace(key, find_route(from, to, flow)).first;
+  {
+    const std::shared_lock<std::shared_mutex> read(routes_->mutex);
+    auto it = routes_->routes.find(key);
+    if (it != routes_->routes.end()) return it->second;
   }
-  return it->second;
+  // Computed outside the lock (it reads only the immutable graph); the first insert wins, and
+  // references stay valid across rehashes (the map's nodes do not move).
+  Route route = find_route(from, to, flow);
+  const std::unique_lock<std::shared_mutex> write(routes_->mutex);
+  return routes_->routes.try_emplace(key, std::move(route)).first->second;
 }
 
 }  // namespace collsim

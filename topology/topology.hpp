@@ -98,7 +98,7 @@ class Topology {
 
   // Shortest route between two devices (see route.cpp for the rules: rail-local NICs, no peer
   // traffic through a PCIe switch with P2P off, spine spreading in fat trees). Throws
-  // ConfigError if `to` is unreachable from `from`. Memoised; thread-compatible, not thread-safe.
+  // ConfigError if `to` is unreachable from `from`. Memoised; safe to call from several threads.
   const Route& route(DeviceId from, DeviceId to) const { return route(from, to, 0); }
   // The route of one flow: under ECMP routing, `flow` (a channel, a queue pair) is part of the
   // hash that places it on the spines; otherwise it does not matter.

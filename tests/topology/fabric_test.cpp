@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <thread>
 
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
@@ -148,6 +149,23 @@ TEST(Fabric, AdaptiveRoutingIsOneSwitchPerTierWithAllTheirCapacity) {
   EXPECT_TRUE(saw_up);
   EXPECT_DOUBLE_EQ(grown(64, "adaptive").bisection_bandwidth().gbyte_per_second(),
                    grown(64).bisection_bandwidth().gbyte_per_second());
+}
+
+TEST(Fabric, RoutesMayBeAskedFromSeveralThreads) {
+  // The evaluator costs candidates on several threads over one topology (cli/parallel.hpp).
+  const Topology t = grown(64, "ecmp");
+  std::vector<std::vector<std::vector<LinkId>>> seen(4);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      for (int a = 0; a < 64; ++a) {
+        for (int b = 0; b < 64; ++b) seen[k].push_back(t.route(gpu(t, a), gpu(t, b), k % 2).links);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(seen[0], seen[2]);
+  EXPECT_EQ(seen[1], seen[3]);
 }
 
 TEST(Fabric, SummitNodeHasTwoTriadsAndCrossesTheXBus) {
