@@ -9,9 +9,10 @@
 //  2. on every channel, the neighbours of rank r + P are those of rank r shifted by P;
 //  3. the route of every connection (r -> next) crosses links of the same kinds, bandwidths and
 //     latencies, in the same order, as the route of the connection it shifts onto;
-//  4. (max-min model only; the contention-free model never shares a link) links are not shared between periods (ranks [jP, (j+1)P)): each link in use carries the
-//     connections of one period only (the senders'), and the connections sharing a link in
-//     period j are those sharing one in period 0, shifted by jP.
+//  4. (max-min model only; the contention-free model never shares a link) links are not shared
+//     between periods (ranks [jP, (j+1)P)): each link in use carries the connections of one
+//     period only (the senders'), and the connections sharing a link in period j are those
+//     sharing one in period 0, shifted by jP.
 // Then the periods never meet on a link: each runs the same computation on its own flows
 // (max-min shares are recomputed per link, from the flows on it), and every event of rank r
 // has a twin for rank r + P at the same instant. The simulator runs ranks [0, P) only; the
