@@ -455,6 +455,14 @@ Topology build_templated(const ConfigNode& root, const std::string& default_name
     throw ConfigError(fmt::format("--nodes: expected 1 to {}, got {}", kMaxNodes, nodes));
   }
   const NodeSpec node = parse_node(root.at("node"));
+  const long long gpus = static_cast<long long>(nodes) * node.gpus;
+  if (gpus > options.max_gpus) {
+    const std::string what = fmt::format(
+        "{} nodes x {} GPUs = {} GPUs; expected at most {}", nodes, node.gpus, gpus,
+        options.max_gpus);
+    if (options.nodes) throw ConfigError("--nodes: " + what);
+    root.at("nodes").fail(what);
+  }
 
   const bool one_domain = node.fabric == Fabric::kNvSwitch && node.domain_nodes >= nodes;
   NetworkSpec net;

@@ -36,6 +36,11 @@ struct LoadOptions {
   // Overrides a templated config's network.routing (fat_tree and rail_optimized networks only;
   // an error elsewhere), so one preset compares routing schemes.
   std::optional<Routing> routing = std::nullopt;
+  // The most GPUs a templated config may describe: a million by default, ten times the largest
+  // clusters built (and the bound that keeps rank arithmetic in range); a fuzzer lowers it so
+  // every input loads in bounded time.
+  long long max_gpus = kMaxGpus;
+  static constexpr long long kMaxGpus = 1 << 20;
 };
 
 // `config` is a path to a YAML file or the name of a preset (a file in the preset directory).

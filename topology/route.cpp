@@ -27,6 +27,7 @@
 #include <limits>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -49,9 +50,10 @@ Route Topology::intra_route(DeviceId from, DeviceId to) const {
   // rule (which depends on where the route came from) can be applied.
   auto search = [&](const std::function<bool(LinkKind)>& allowed) -> Route {
     using Cost = std::tuple<int, std::int64_t, std::int32_t>;  // hops, latency ps, link id
-    const std::size_t nl = links_.size();
-    std::vector<Cost> best(nl, Cost{std::numeric_limits<int>::max(), 0, 0});
-    std::vector<std::int32_t> parent(nl, -1);
+    // Maps, not vectors over every link: the search stays inside a node or NVLink domain, and
+    // clearing per-link vectors on every call made loading a large cluster quadratic.
+    std::unordered_map<std::int32_t, Cost> best;  // by link id; absent = not reached
+    std::unordered_map<std::int32_t, std::int32_t> parent;
     std::priority_queue<Cost, std::vector<Cost>, std::greater<>> queue;
     for (LinkId l : graph_->out[from.value]) {
       const Link& link = links_[l.value];
@@ -62,11 +64,15 @@ Route Topology::intra_route(DeviceId from, DeviceId to) const {
     while (!queue.empty()) {
       const auto [hops, lat, lid] = queue.top();
       queue.pop();
-      if (best[lid] != Cost{hops, lat, lid}) continue;
+      if (best.at(lid) != Cost{hops, lat, lid}) continue;
       const Link& in = links_[lid];
       if (in.dst == to) {
         Route r;
-        for (std::int32_t l = lid; l >= 0; l = parent[l]) r.links.push_back(LinkId{l});
+        for (std::int32_t l = lid; l >= 0;) {
+          r.links.push_back(LinkId{l});
+          const auto up = parent.find(l);
+          l = up == parent.end() ? -1 : up->second;
+        }
         std::reverse(r.links.begin(), r.links.end());
         return r;
       }
@@ -83,8 +89,9 @@ Route Topology::intra_route(DeviceId from, DeviceId to) const {
           continue;
         }
         const Cost c{hops + 1, lat + out.latency.ps(), o.value};
-        if (std::get<0>(c) < std::get<0>(best[o.value]) ||
-            (std::get<0>(c) == std::get<0>(best[o.value]) && c < best[o.value])) {
+        const auto seen = best.find(o.value);
+        // Fewer hops first, then lower latency (and link id, the tuple's last element).
+        if (seen == best.end() || c < seen->second) {
           best[o.value] = c;
           parent[o.value] = lid;
           queue.push(c);

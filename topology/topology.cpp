@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <unordered_map>
 
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <fmt/format.h>
@@ -53,16 +54,17 @@ const GpuModel& Topology::gpu_model() const { return models_.at(device(gpu_of(Ra
 
 std::optional<DeviceId> Topology::nic_of(DeviceId gpu) const { return gpu_nic_.at(gpu.value); }
 
-std::vector<int> Topology::node_local_hops(DeviceId from) const {
-  std::vector<int> hops(devices_.size(), -1);
+std::unordered_map<std::int32_t, int> Topology::node_local_hops(DeviceId from) const {
+  // A map, not a vector over every device: this runs once per GPU, and a vector would make
+  // loading a 27,648-GPU cluster quadratic.
+  std::unordered_map<std::int32_t, int> hops{{from.value, 0}};
   std::deque<DeviceId> queue{from};
-  hops[from.value] = 0;
   while (!queue.empty()) {
     const DeviceId d = queue.front();
     queue.pop_front();
     for (LinkId l : graph_->out[d.value]) {
       const Link& link = links_[l.value];
-      if (is_network(link.kind) || hops[link.dst.value] >= 0) continue;
+      if (is_network(link.kind) || hops.contains(link.dst.value)) continue;
       hops[link.dst.value] = hops[d.value] + 1;
       // A NIC is a destination, not a transit point, for intra-node reachability.
       if (devices_[link.dst.value].kind != DeviceKind::kNic) queue.push_back(link.dst);
@@ -96,14 +98,18 @@ void Topology::assign_nics() {
         continue;
       }
       // Otherwise the nearest NICs; GPUs sharing the same nearest set spread over it.
-      const std::vector<int> hops = node_local_hops(g);
+      const auto hops = node_local_hops(g);
+      const auto hops_to = [&](DeviceId nic) {
+        const auto it = hops.find(nic.value);
+        return it == hops.end() ? -1 : it->second;
+      };
       int best = std::numeric_limits<int>::max();
       for (DeviceId nic : nics) {
-        if (hops[nic.value] >= 0) best = std::min(best, hops[nic.value]);
+        if (hops_to(nic) >= 0) best = std::min(best, hops_to(nic));
       }
       std::vector<DeviceId> nearest;
       for (DeviceId nic : nics) {
-        if (hops[nic.value] == best) nearest.push_back(nic);
+        if (hops_to(nic) == best) nearest.push_back(nic);
       }
       if (nearest.empty()) continue;
       gpu_nic_[g.value] = nearest[devices_[g.value].local_index % nearest.size()];
@@ -130,8 +136,10 @@ Bandwidth Topology::route_bandwidth(const Route& r) const {
 Bandwidth Topology::injection_bandwidth(DeviceId gpu) const {
   const auto nic = nic_of(gpu);
   if (!nic) return Bandwidth();
-  int sharers = 0;
-  for (const auto& other : gpu_nic_) sharers += (other == nic) ? 1 : 0;
+  int sharers = 0;  // the GPUs of this node that use the same NIC
+  for (DeviceId other : node_gpus_.at(devices_[gpu.value].node)) {
+    sharers += (gpu_nic_[other.value] == nic) ? 1 : 0;
+  }
   Bandwidth out;  // the NIC's network-facing links
   for (LinkId l : graph_->out[nic->value]) {
     if (is_network(links_[l.value].kind)) out = out + links_[l.value].bandwidth;

@@ -13,9 +13,11 @@
 // Routes are deterministic: the same topology gives the same route for the same pair, always.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "topology/device.hpp"
@@ -119,7 +121,8 @@ class Topology {
   friend class TopologyBuilder;
   Topology();
   void assign_nics();                                     // fills gpu_nic_ (see nic_of)
-  std::vector<int> node_local_hops(DeviceId from) const;  // BFS over non-network links
+  // BFS over non-network links: hops from `from` to each device reached, by device id.
+  std::unordered_map<std::int32_t, int> node_local_hops(DeviceId from) const;
   Route find_route(DeviceId from, DeviceId to, std::uint32_t flow) const;  // uncached; route.cpp
   Route intra_route(DeviceId from, DeviceId to) const;
   Route network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t flow) const;

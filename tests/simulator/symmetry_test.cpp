@@ -76,7 +76,9 @@ TEST_P(Symmetry, OnePeriodEqualsTheFullSimulation) {
         << to_string(net);
     EXPECT_EQ(a.total, b.total) << to_string(net) << ": " << a.total.ps() << " vs " << b.total.ps();
     EXPECT_EQ(a.rank_finish, b.rank_finish) << to_string(net);
-    if (b.simulated_ranks < s.rank_count()) EXPECT_LT(b.events, a.events);
+    if (b.simulated_ranks < s.rank_count()) {
+      EXPECT_LT(b.events, a.events);
+    }
   }
 }
 

@@ -77,6 +77,8 @@ const std::vector<BadConfig> kBadConfigs = {
     {"undefined-alias.yaml", "5:9: invalid YAML: the referenced anchor is not defined"},
     {"zero-gpus.yaml", "5:9: node.gpus: expected an integer from 1 to 4096, got 0"},
     {"too-many-nodes.yaml", "2:8: nodes: expected an integer from 1 to 1048576, got 99999999"},
+    {"too-many-gpus.yaml",
+     "2:8: nodes: 200000 nodes x 8 GPUs = 1600000 GPUs; expected at most 1048576"},
     {"nics-as-list.yaml", "6:9: node.nics: expected a mapping"},
     {"zero-nvlink-bandwidth.yaml",
      "6:37: node.nvlink.bandwidth: expected a positive bandwidth such as \"400Gbps\", got "
@@ -123,6 +125,23 @@ TEST(ConfigErrors, NodesOverrideIsRejectedOnExplicitConfigs) {
   const std::string text =
       "devices:\n  - {name: g, kind: gpu, node: 0, model: H100-SXM}\nlinks: []\n";
   EXPECT_THROW(parse_topology(text, "x.yaml", LoadOptions{4}), ConfigError);
+}
+
+// The GPU cap names --nodes when the override pushed the count over it, and a caller (the config
+// fuzzer) may lower it: Summit's 27,648 GPUs then load at 341 nodes and not at 342.
+TEST(ConfigErrors, GpuCapNamesNodesAndCanBeLowered) {
+  try {
+    load_topology("dgx-h100", LoadOptions{.nodes = 200000});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--nodes: 200000 nodes x 8 GPUs = 1600000 GPUs; expected at most 1048576");
+  }
+  LoadOptions capped{.nodes = 341};
+  capped.max_gpus = 2048;
+  EXPECT_EQ(load_topology("summit", capped).rank_count(), 2046);
+  capped.nodes = 342;
+  EXPECT_THROW(load_topology("summit", capped), ConfigError);
 }
 
 }  // namespace
