@@ -36,7 +36,7 @@ struct LoadOptions {
   // Overrides a templated config's network.routing (fat_tree and rail_optimized networks only;
   // an error elsewhere), so one preset compares routing schemes.
   std::optional<Routing> routing = std::nullopt;
-  // The most GPUs a templated config may describe: a million by default, ten times the largest
+  // The most GPUs a templated config may describe: 2^20 by default, several times the largest
   // clusters built (and the bound that keeps rank arithmetic in range); a fuzzer lowers it so
   // every input loads in bounded time.
   long long max_gpus = kMaxGpus;
