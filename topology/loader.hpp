@@ -36,9 +36,9 @@ struct LoadOptions {
   // Overrides a templated config's network.routing (fat_tree and rail_optimized networks only;
   // an error elsewhere), so one preset compares routing schemes.
   std::optional<Routing> routing = std::nullopt;
-  // The most GPUs a templated config may describe: 2^20 by default, several times the largest
-  // clusters built (and the bound that keeps rank arithmetic in range); a fuzzer lowers it so
-  // every input loads in bounded time.
+  // The most GPUs a templated config may describe: 2^20 by default, the same bound as the node
+  // count's, so that nodes x gpus (up to 2^20 x 4096 in the YAML) and rank x channel products
+  // stay far inside an int. A fuzzer lowers it so every input loads in bounded time.
   long long max_gpus = kMaxGpus;
   static constexpr long long kMaxGpus = 1 << 20;
 };

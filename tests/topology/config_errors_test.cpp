@@ -128,7 +128,7 @@ TEST(ConfigErrors, NodesOverrideIsRejectedOnExplicitConfigs) {
 }
 
 // The GPU cap names --nodes when the override pushed the count over it, and a caller (the config
-// fuzzer) may lower it: Summit's 27,648 GPUs then load at 341 nodes and not at 342.
+// fuzzer) may lower it: capped at 2,048 GPUs, Summit (6 per node) loads at 341 nodes, not 342.
 TEST(ConfigErrors, GpuCapNamesNodesAndCanBeLowered) {
   try {
     load_topology("dgx-h100", LoadOptions{.nodes = 200000});
