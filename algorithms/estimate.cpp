@@ -290,12 +290,19 @@ EstimateRequest estimate_request(const ScheduleInfo& info, int nodes, const Alph
   return q;
 }
 
-Estimate estimate(const EstimateRequest& q) {
-  const AlgorithmInfo& a = find_algorithm(q.algorithm);
-  if (!a.implements(q.collective)) {
-    throw RequestError(fmt::format("algorithm \"{}\" does not implement {}", q.algorithm,
-                                   to_string(q.collective)));
-  }
+namespace {
+
+// What every closed form starts from: one channel's region, the schedule's cut, the costs of
+// the intra- and inter-node levels.
+struct Shape {
+  int p;
+  u64 len;
+  Cut cut;
+  Cost intra;
+  Cost inter;
+};
+
+Shape shape_of(const EstimateRequest& q) {
   const int p = std::max(1, q.ranks);
   const u64 ch = static_cast<u64>(std::max(1, q.channels));
   // Bytes of one channel's region: the whole vector, or one rank's block for the blocked
@@ -307,44 +314,78 @@ Estimate estimate(const EstimateRequest& q) {
   cut.piece = std::max<u64>(1, q.piece_bytes);
   cut.chunk = std::max<u64>(1, q.chunk_bytes == 0 ? cut.piece : q.chunk_bytes);
   cut.slices = std::max(1, q.slices);
-  const Cost intra(q.cost, {q.cost.alpha, q.cost.bandwidth});
   const Level inter_level{
       q.cost.alpha_inter == Time() ? q.cost.alpha : q.cost.alpha_inter,
       q.cost.bandwidth_inter.bytes_per_second() > 0 ? q.cost.bandwidth_inter : q.cost.bandwidth};
-  const Cost inter(q.cost, inter_level);
-  Estimate e;
-  if (q.algorithm == "ring") {
-    e = ring(q, len, cut, intra);
-  } else if (q.algorithm == "tree") {
-    e = tree(q, len, cut, intra, p, 0);
-  } else if (q.algorithm == "dbtree") {
-    // Two trees on half the data each; chain inside the node, binary tree across nodes.
-    const int nodes = std::max(1, q.nodes);
-    e = tree(q, ceil_div(len, 2), cut, inter, nodes, p / nodes - 1);
-    e.formula = "dbtree: tree allreduce on n/2, height (g-1) + tree(nodes)";
-  } else if (q.algorithm == "ring2d") {
-    const int nodes = std::max(1, q.nodes);
-    const int g = p / nodes;
-    const u64 shard = ceil_div(len, static_cast<u64>(g));
-    Time t;
-    if (q.collective == Collective::kAllReduce) {
-      t = ring_phase(Phase::kReduceScatter, g, shard, cut, intra) +
-          ring_phase(Phase::kAllReduce, nodes, shard, cut, inter) +
-          ring_phase(Phase::kAllGather, g, shard, cut, intra);
-    } else {
-      const Phase ph =
-          q.collective == Collective::kAllGather ? Phase::kAllGather : Phase::kReduceScatter;
-      t = ring_phase(ph, g, len * static_cast<u64>(nodes), cut, intra) +
-          ring_phase(ph, nodes, len, cut, inter);
-    }
-    e = {t, "ring2d: intra ring + inter ring on n/g + intra ring (theory.md §1.6)", false};
-  } else if (q.algorithm == "rhd") {
-    e = rhd(q, len, cut, intra);
-  } else if (q.algorithm == "direct") {
-    e = direct(q, len, cut, intra);
+  return {p, len, cut, Cost(q.cost, {q.cost.alpha, q.cost.bandwidth}), Cost(q.cost, inter_level)};
+}
+
+}  // namespace
+
+namespace closed_form {
+
+Estimate ring(const EstimateRequest& q) {
+  const Shape s = shape_of(q);
+  return collsim::ring(q, s.len, s.cut, s.intra);
+}
+
+Estimate tree(const EstimateRequest& q) {
+  const Shape s = shape_of(q);
+  return collsim::tree(q, s.len, s.cut, s.intra, s.p, 0);
+}
+
+Estimate dbtree(const EstimateRequest& q) {
+  // Two trees on half the data each; chain inside the node, binary tree across nodes.
+  const Shape s = shape_of(q);
+  const int nodes = std::max(1, q.nodes);
+  Estimate e = collsim::tree(q, ceil_div(s.len, 2), s.cut, s.inter, nodes, s.p / nodes - 1);
+  e.formula = "dbtree: tree allreduce on n/2, height (g-1) + tree(nodes)";
+  return e;
+}
+
+Estimate ring2d(const EstimateRequest& q) {
+  const Shape s = shape_of(q);
+  const int nodes = std::max(1, q.nodes);
+  const int g = s.p / nodes;
+  const u64 shard = ceil_div(s.len, static_cast<u64>(g));
+  Time t;
+  if (q.collective == Collective::kAllReduce) {
+    t = ring_phase(Phase::kReduceScatter, g, shard, s.cut, s.intra) +
+        ring_phase(Phase::kAllReduce, nodes, shard, s.cut, s.inter) +
+        ring_phase(Phase::kAllGather, g, shard, s.cut, s.intra);
   } else {
-    e = binomial(q, len, cut, intra);
+    const Phase ph =
+        q.collective == Collective::kAllGather ? Phase::kAllGather : Phase::kReduceScatter;
+    t = ring_phase(ph, g, s.len * static_cast<u64>(nodes), s.cut, s.intra) +
+        ring_phase(ph, nodes, s.len, s.cut, s.inter);
   }
+  return {t, "ring2d: intra ring + inter ring on n/g + intra ring (theory.md §1.6)", false};
+}
+
+Estimate rhd(const EstimateRequest& q) {
+  const Shape s = shape_of(q);
+  return collsim::rhd(q, s.len, s.cut, s.intra);
+}
+
+Estimate direct(const EstimateRequest& q) {
+  const Shape s = shape_of(q);
+  return collsim::direct(q, s.len, s.cut, s.intra);
+}
+
+Estimate binomial(const EstimateRequest& q) {
+  const Shape s = shape_of(q);
+  return collsim::binomial(q, s.len, s.cut, s.intra);
+}
+
+}  // namespace closed_form
+
+Estimate estimate(const EstimateRequest& q) {
+  const AlgorithmInfo& a = find_algorithm(q.algorithm);
+  if (!a.implements(q.collective)) {
+    throw RequestError(fmt::format("algorithm \"{}\" does not implement {}", q.algorithm,
+                                   to_string(q.collective)));
+  }
+  Estimate e = a.closed_form(q);
   e.time += q.cost.launch;
   return e;
 }

@@ -74,7 +74,20 @@ struct Estimate {
   bool exact = false;   // equals the contention-free simulation under the conditions above
 };
 
-// Throws RequestError for an algorithm that does not implement the collective.
+// Throws RequestError for an algorithm that does not implement the collective. The form is the
+// algorithm's own (AlgorithmInfo::closed_form, registry.hpp), plus the launch overhead.
 Estimate estimate(const EstimateRequest& q);
+
+// Each algorithm's closed form, without the launch (what AlgorithmInfo::closed_form points at).
+using ClosedForm = Estimate (*)(const EstimateRequest&);
+namespace closed_form {
+Estimate ring(const EstimateRequest& q);
+Estimate tree(const EstimateRequest& q);
+Estimate dbtree(const EstimateRequest& q);
+Estimate ring2d(const EstimateRequest& q);
+Estimate rhd(const EstimateRequest& q);
+Estimate direct(const EstimateRequest& q);
+Estimate binomial(const EstimateRequest& q);
+}  // namespace closed_form
 
 }  // namespace collsim

@@ -2,12 +2,12 @@
 // tuning.cc: ncclTopoTuneModel and ncclTopoGetAlgoTime). Each rule names the section it follows.
 #include "algorithms/nccl_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "algorithms/nccl_constants.hpp"
 #include "topology/error.hpp"
@@ -27,9 +27,8 @@ constexpr std::array<std::string_view, kNcclAlgoCount> kCollsimNames = {
 
 // NCCL's collective order in the tables: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce.
 constexpr std::array<Collective, 5> kModelled = {Collective::kBroadcast, Collective::kReduce,
-                                                  Collective::kAllGather,
-                                                  Collective::kReduceScatter,
-                                                  Collective::kAllReduce};
+                                                 Collective::kAllGather, Collective::kReduceScatter,
+                                                 Collective::kAllReduce};
 
 int log2i(std::uint64_t n) {
   int r = -1;
@@ -67,6 +66,10 @@ NcclVersion parse_nccl_version(std::string_view text) {
 
 std::string_view to_string(NcclVersion v) { return v == NcclVersion::k2_22 ? "2.22.3" : "2.30.7"; }
 
+std::string_view to_string(CpuVendor c) {
+  return c == CpuVendor::kIntel ? "intel" : c == CpuVendor::kAmd ? "amd" : "other";
+}
+
 NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_list) {
   NcclFilter f;
   auto apply = [](std::string_view list, auto& enabled, auto&& index_of) {
@@ -89,8 +92,8 @@ NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_
       accepted.push_back(lower(kAlgoNames[a]));
     }
     if (name == "tree") return static_cast<int>(NcclAlgo::kTree);
-    throw RequestError(fmt::format("unknown NCCL algorithm \"{}\": {}", name,
-                                   expected_one_of(name, accepted)));
+    throw RequestError(
+        fmt::format("unknown NCCL algorithm \"{}\": {}", name, expected_one_of(name, accepted)));
   });
   apply(proto_list, f.protos,
         [](const std::string& name) { return static_cast<int>(parse_protocol(name)); });
@@ -137,11 +140,14 @@ NcclModel::NcclModel(const NcclModelInput& input) : in_(input) {
 
   auto graph_of = [&](NcclAlgo a) -> const std::optional<NcclGraph>& {
     switch (a) {
-      case NcclAlgo::kRing: return in_.ring;
+      case NcclAlgo::kRing:
+        return in_.ring;
       case NcclAlgo::kTree:
-      case NcclAlgo::kPat: return in_.tree;  // PAT reuses the Tree graph (§1.1)
+      case NcclAlgo::kPat:
+        return in_.tree;  // PAT reuses the Tree graph (§1.1)
       case NcclAlgo::kNvls:
-      case NcclAlgo::kNvlsTree: return in_.nvls;
+      case NcclAlgo::kNvlsTree:
+        return in_.nvls;
       default: {
         static const std::optional<NcclGraph> kNone;
         return kNone;
@@ -165,7 +171,7 @@ NcclModel::NcclModel(const NcclModelInput& input) : in_(input) {
       if (ag_rs && a != NcclAlgo::kRing && a != NcclAlgo::kPat && a != NcclAlgo::kNvls) continue;
       if (ar && a == NcclAlgo::kPat) continue;
       if (a == NcclAlgo::kPat && !pat) continue;
-      if (a == NcclAlgo::kNvls && nodes > 1) continue;      // multi-node NVLS needs CollNet
+      if (a == NcclAlgo::kNvls && nodes > 1) continue;  // multi-node NVLS needs CollNet
       if (a == NcclAlgo::kNvlsTree && nodes == 1) continue;
       if (a == NcclAlgo::kNvls && ag_rs && ppn > 32) continue;  // NCCL_MAX_NVLS_ARITY
       const bool nvls_family = a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree;
@@ -243,7 +249,8 @@ NcclModel::NcclModel(const NcclModelInput& input) : in_(input) {
             const double step_lat = std::max(intra_lat, overhead);
             int inter_steps = 0;
             if (nodes > 1) {
-              inter_steps = head ? (ar ? 2 * (nodes - 1) : nodes - 1) : (ar ? 2 * nodes : nodes - 1);
+              inter_steps =
+                  head ? (ar ? 2 * (nodes - 1) : nodes - 1) : (ar ? 2 * nodes : nodes - 1);
             }
             lat += (nsteps - inter_steps) * step_lat + inter_steps * inter_lat;
           }

@@ -43,6 +43,7 @@ NcclVersion parse_nccl_version(std::string_view text);
 std::string_view to_string(NcclVersion v);
 
 enum class CpuVendor { kIntel, kAmd, kOther };
+std::string_view to_string(CpuVendor c);  // "intel", "amd", "other" (--nccl-cpu)
 
 // One search result of ncclTopoCompute ("Pattern p, nChannels n, bw intra/inter" in NCCL's
 // GRAPH log): channels before the runtime doubling, per-channel GB/s.
@@ -50,8 +51,8 @@ struct NcclGraph {
   int channels = 0;
   double bw_intra = 0;
   double bw_inter = 0;
-  bool nvlink = true;          // typeIntra == LINK_NVL (else PCI latencies)
-  double latency_inter = 0;    // the net plugin's NIC latency, us (built-in IB reports 0)
+  bool nvlink = true;        // typeIntra == LINK_NVL (else PCI latencies)
+  double latency_inter = 0;  // the net plugin's NIC latency, us (built-in IB reports 0)
   bool same_channels = true;
 };
 

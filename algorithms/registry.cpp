@@ -21,37 +21,58 @@ std::vector<AlgorithmInfo> build_table() {
        "NCCL's ring: reduce-scatter + all-gather; pipelined chain for broadcast/reduce",
        {C::kAllReduce, C::kReduceScatter, C::kAllGather, C::kBroadcast, C::kReduce},
        all,
-       &detail::make_ring},
+       &detail::make_ring,
+       &closed_form::ring,
+       Family::kRing,
+       false},
       {"tree",
        "pipelined binary tree over all ranks: reduce up, broadcast down",
        {C::kAllReduce, C::kBroadcast, C::kReduce},
        all,
-       &detail::make_tree},
+       &detail::make_tree,
+       &closed_form::tree,
+       Family::kTree,
+       false},
       {"dbtree",
        "NCCL's double binary tree across nodes, chain inside each node",
        {C::kAllReduce},
        all,
-       &detail::make_dbtree},
+       &detail::make_dbtree,
+       &closed_form::dbtree,
+       Family::kTree,
+       true},
       {"ring2d",
        "hierarchical ring: intra-node reduce-scatter, inter-node ring, intra all-gather",
        {C::kAllReduce, C::kAllGather, C::kReduceScatter},
        all,
-       &detail::make_ring2d},
+       &detail::make_ring2d,
+       &closed_form::ring2d,
+       Family::kRing,
+       true},
       {"rhd",
        "recursive halving-doubling (Rabenseifner), any rank count",
        {C::kAllReduce, C::kReduceScatter, C::kAllGather},
        all,
-       &detail::make_rhd},
+       &detail::make_rhd,
+       &closed_form::rhd,
+       Family::kOther,
+       false},
       {"direct",
        "pairwise exchange: every pair talks directly",
        {C::kAllToAll, C::kGather, C::kScatter, C::kAllGather, C::kSendRecv},
        all,
-       &detail::make_direct},
+       &detail::make_direct,
+       &closed_form::direct,
+       Family::kOther,
+       false},
       {"binomial",
        "binomial trees; dissemination barrier",
        {C::kBroadcast, C::kReduce, C::kGather, C::kScatter, C::kBarrier},
        all,
-       &detail::make_binomial},
+       &detail::make_binomial,
+       &closed_form::binomial,
+       Family::kOther,
+       false},
   };
 }
 
@@ -96,17 +117,22 @@ const std::vector<AlgorithmInfo>& algorithms() {
   return table;
 }
 
-const AlgorithmInfo& find_algorithm(const std::string& name) {
+const AlgorithmInfo* find_algorithm_or_null(std::string_view name) {
   for (const auto& a : algorithms()) {
-    if (a.name == name) return a;
+    if (a.name == name) return &a;
   }
+  return nullptr;
+}
+
+const AlgorithmInfo& find_algorithm(std::string_view name) {
+  if (const AlgorithmInfo* a = find_algorithm_or_null(name)) return *a;
   if (name == "auto") {
     throw RequestError(
         "algorithm \"auto\" must be resolved by the selector before planning; name one of " +
         fmt::format("{}", fmt::join(names(), ", ")));
   }
-  throw RequestError(
-      fmt::format("unknown algorithm \"{}\": {}", name, expected_one_of(name, names())));
+  throw RequestError(fmt::format("unknown algorithm \"{}\": {}", name,
+                                 expected_one_of(std::string(name), names())));
 }
 
 std::vector<std::string> algorithms_for(Collective c) {

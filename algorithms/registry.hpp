@@ -14,18 +14,28 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/estimate.hpp"
 #include "algorithms/request.hpp"
 #include "algorithms/schedule.hpp"
 #include "algorithms/validate.hpp"
 
 namespace collsim {
 
+// The NCCL kernel family an algorithm's schedule belongs to: what its trace's kernel is named
+// after and, for rings, NCCL's step chunking of Simple (request.cpp).
+enum class Family { kRing, kTree, kOther };
+
+// Everything collsim knows of an algorithm, so that no code elsewhere compares its name.
 struct AlgorithmInfo {
   std::string name;
   std::string description;
   std::vector<Collective> collectives;
   std::vector<Protocol> protocols;
   Schedule (*generate)(const Request&) = nullptr;
+  ClosedForm closed_form = nullptr;  // its α-β form (estimate.hpp)
+  Family family = Family::kOther;
+  // Costed per level by the closed forms: an intra-node and an inter-node hop (alpha_beta_cost).
+  bool hierarchical = false;
 
   bool implements(Collective c) const;
 };
@@ -33,7 +43,9 @@ struct AlgorithmInfo {
 // In the order `collsim list` prints them.
 const std::vector<AlgorithmInfo>& algorithms();
 // Throws RequestError for an unknown name (listing the known ones, with "did you mean").
-const AlgorithmInfo& find_algorithm(const std::string& name);
+const AlgorithmInfo& find_algorithm(std::string_view name);
+// nullptr for a name collsim does not generate (NCCL's NVLS, PAT, ... or a typo).
+const AlgorithmInfo* find_algorithm_or_null(std::string_view name);
 // Names of the algorithms implementing `c`.
 std::vector<std::string> algorithms_for(Collective c);
 

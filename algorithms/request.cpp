@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "algorithms/registry.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -28,8 +29,8 @@ Bytes request_bytes(const Request& r) {
 Chunking default_chunking(std::string_view algorithm, Collective c, Protocol p, DataType t) {
   const ProtocolGeometry& g = geometry(p);
   Chunking k{g.slot_payload, 1};
-  const bool ring_steps = (algorithm == "ring" || algorithm == "ring2d") &&
-                          p == Protocol::kSimple &&
+  const AlgorithmInfo* a = find_algorithm_or_null(algorithm);
+  const bool ring_steps = a != nullptr && a->family == Family::kRing && p == Protocol::kSimple &&
                           (c == Collective::kAllReduce || c == Collective::kAllGather ||
                            c == Collective::kReduceScatter);
   if (ring_steps) {

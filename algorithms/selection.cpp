@@ -91,11 +91,7 @@ std::optional<NcclAlgo> nccl_algo_of(std::string_view algorithm) {
   return std::nullopt;
 }
 
-bool simulable(std::string_view algorithm) {
-  const auto& all = algorithms();
-  return std::any_of(all.begin(), all.end(),
-                     [&](const AlgorithmInfo& a) { return a.name == algorithm; });
-}
+bool simulable(std::string_view algorithm) { return find_algorithm_or_null(algorithm) != nullptr; }
 
 AlgoChoice parse_algo_choice(std::string_view algo, std::string_view proto) {
   AlgoChoice out;

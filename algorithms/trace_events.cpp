@@ -7,6 +7,8 @@
 #include <cctype>
 #include <ostream>
 
+#include "algorithms/registry.hpp"
+
 namespace collsim {
 
 namespace {
@@ -56,14 +58,11 @@ std::string json_escape(std::string_view s) {
 }
 
 std::string nccl_kernel_name(const ScheduleInfo& info) {
-  std::string algo;
-  if (info.algorithm == "ring" || info.algorithm == "ring2d") {
-    algo = "RING";
-  } else if (info.algorithm == "tree" || info.algorithm == "dbtree") {
-    algo = "TREE";
-  } else {
-    algo = upper(info.algorithm);
-  }
+  const AlgorithmInfo* a = find_algorithm_or_null(info.algorithm);
+  const Family family = a != nullptr ? a->family : Family::kOther;
+  const std::string algo = family == Family::kRing   ? "RING"
+                           : family == Family::kTree ? "TREE"
+                                                     : upper(info.algorithm);
   const std::string proto = upper(to_string(info.protocol));
   if (info.collective == Collective::kSendRecv) return "ncclDevKernel_SendRecv";
   if (is_reduction(info.collective)) {

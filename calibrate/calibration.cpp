@@ -50,7 +50,7 @@ Time simulate_request(const Topology& topo, const Request& r, const Schedule& s,
                       const CostParams& costs) {
   RowCase c;
   c.request = r;
-  return predict_case(topo, c, costs, &s);
+  return *predict_case(topo, c, costs, Model::kMaxMin, &s);
 }
 
 // How the fit predicts one row: one schedule, or two to extrapolate from.
@@ -193,9 +193,8 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
     for (Eigen::Index j = 0; j < n; ++j) {
       const auto k = static_cast<std::size_t>(j);
       if (!fit.free[k] || fit.at_bound[k]) continue;
-      const double rel = params[k].log_scale()
-                             ? fit.sigma[j]
-                             : fit.sigma[j] / std::max(std::abs(fit.x[j]), 1e-3);
+      const double rel =
+          params[k].log_scale() ? fit.sigma[j] : fit.sigma[j] / std::max(std::abs(fit.x[j]), 1e-3);
       if (rel > worst_rel) {
         worst_rel = rel;
         worst = j;
@@ -267,8 +266,10 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
   std::vector<double> before, after;
   for (const auto& [fi, c] : cases) {
     const Schedule& s = cache.schedule(cache.index(c.request));
-    before.push_back(error_pct(predict_case(topo, c, cal.start, &s).us(), c.measured_us));
-    after.push_back(error_pct(predict_case(topo, c, cal.fitted, &s).us(), c.measured_us));
+    before.push_back(
+        error_pct(predict_case(topo, c, cal.start, Model::kMaxMin, &s)->us(), c.measured_us));
+    after.push_back(
+        error_pct(predict_case(topo, c, cal.fitted, Model::kMaxMin, &s)->us(), c.measured_us));
   }
   cal.before = error_stats(before);
   cal.after = error_stats(after);
@@ -362,7 +363,7 @@ void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_b
 }
 
 Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
-                    const CostParams& costs, ValidationModel model) {
+                    const CostParams& costs, Model model) {
   Validation v;
   std::vector<double> all, simulated;
   for (const MeasurementFile& f : files) {
@@ -373,11 +374,7 @@ Validation validate(const Topology& topo, const std::vector<MeasurementFile>& fi
       if (c.measured_us <= 0) continue;
       ValidationRow row;
       row.file = f.path;
-      if (model == ValidationModel::kNccl) {
-        row.predicted_us = c.nccl_us;
-      } else {
-        row.predicted_us = predict_case(topo, c, costs).us();
-      }
+      if (const auto t = predict_case(topo, c, costs, model)) row.predicted_us = t->us();
       if (row.predicted_us) {
         row.error_pct = error_pct(*row.predicted_us, c.measured_us);
         errors.push_back(row.error_pct);

@@ -103,13 +103,11 @@ struct Validation {
   std::vector<std::string> skipped;
 };
 
-enum class ValidationModel { kSim, kNccl };
-
 // Keeps the rows whose size (nccl-tests' size column) lies in [min_bytes, max_bytes]: how a
 // cross-validation calibrates on one size range and validates on another.
 void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_bytes);
 
 Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
-                    const CostParams& costs, ValidationModel model = ValidationModel::kSim);
+                    const CostParams& costs, Model model = Model::kMaxMin);
 
 }  // namespace collsim

@@ -9,7 +9,6 @@
 #include "algorithms/nccl_model.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/selection.hpp"
-#include "simulator/simulate.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -150,18 +149,17 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   return plan;
 }
 
-Time predict_case(const Topology& topo, const RowCase& c, const CostParams& costs,
-                  const Schedule* schedule) {
-  std::optional<Schedule> own;
-  if (schedule == nullptr) {
-    own.emplace(plan(c.request));
-    schedule = &*own;
+std::optional<Time> predict_case(const Topology& topo, const RowCase& c, const CostParams& costs,
+                                 Model model, const Schedule* schedule) {
+  if (model == Model::kNccl) {
+    if (!c.nccl_us) return std::nullopt;
+    return us(*c.nccl_us);
   }
-  SimOptions o;
-  o.network = SimNetwork::kMaxMin;
-  o.costs = costs;
-  for (int r = 0; r < c.request.comm.size(); ++r) o.placement.push_back(c.request.comm.gpu(r));
-  return simulate(*schedule, topo, o).total;
+  PredictOptions o;
+  o.schedule = schedule;
+  const auto p = predict(c.request, topo, costs, model, o);
+  if (!p) return std::nullopt;
+  return p->time;
 }
 
 }  // namespace collsim

@@ -4,7 +4,7 @@
 //   MeasurementFile f = read_measurements("h100x8_allreduce.txt");
 //   FilePlan plan = plan_measurements(topo, f);
 //   for (const RowCase& c : plan.cases)
-//     Time t = predict_case(topo, c, cost_params(topo));   // compare with c.measured_us
+//     Time t = predict_case(topo, c, costs);   // compare with c.measured_us
 //
 // How the choice is made (issue "selection matters"):
 //  - collsim's own CSV and `collsim bench` tables (a BACKEND= label) name the algorithm, protocol
@@ -28,6 +28,7 @@
 #include "algorithms/request.hpp"
 #include "algorithms/schedule.hpp"
 #include "calibrate/measurement.hpp"
+#include "predict/predict.hpp"
 #include "simulator/cost_params.hpp"
 #include "topology/topology.hpp"
 
@@ -52,9 +53,11 @@ struct FilePlan {
 
 FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f);
 
-// The simulated time of a case (max-min network model) under `costs`; `schedule`, if given, is
-// the case's schedule already built (plan(c.request)), reused across calls by the fit.
-Time predict_case(const Topology& topo, const RowCase& c, const CostParams& costs,
-                  const Schedule* schedule = nullptr);
+// The time of a case under `costs` by predict() with `model` (the max-min simulation unless
+// said); `schedule`, if given, is the case's schedule already built (plan(c.request)), reused
+// across calls by the fit. Model::kNccl gives NCCL's model's time for its own pick
+// (`c.nccl_us`), nullopt where it has none.
+std::optional<Time> predict_case(const Topology& topo, const RowCase& c, const CostParams& costs,
+                                 Model model = Model::kMaxMin, const Schedule* schedule = nullptr);
 
 }  // namespace collsim

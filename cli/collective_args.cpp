@@ -30,7 +30,8 @@ Prepared prepare(const CollectiveArgs& a) {
   o.proto = std::string(to_string(choice.protocols.front()));
   const bool with_bytes = !o.bytes.empty();
   if (!with_bytes) o.bytes = "0";
-  Prepared p{o.load(), Request{}, std::move(choice)};
+  Prepared p{o.load(), CostParams{}, Request{}, std::move(choice)};
+  p.costs = cost_params(p.topo);
   p.request = o.request(p.topo);
   if (with_bytes && p.request.count == 0 && c != Collective::kBarrier) {
     const std::size_t elem = element_size(p.request.dtype);
@@ -48,11 +49,17 @@ Prepared prepare(const CollectiveArgs& a) {
   return p;
 }
 
-SimOptions sim_options(const Prepared& p, SimNetwork network) {
-  SimOptions o;
-  o.network = network;
-  for (int r = 0; r < p.request.comm.size(); ++r) o.placement.push_back(p.request.comm.gpu(r));
-  return o;
+PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
+  try {
+    (void)parse_nccl_version(m.nccl_version);
+  } catch (const RequestError& e) {
+    throw RequestError(fmt::format("--nccl-version: {}", e.what()));
+  }
+  PredictSetup s{p.topo, p.request, p.choice, p.costs, parse_model(m.model), m.policy(), {}};
+  if (s.model == Model::kNccl || s.select == SelectPolicy::kNccl) {
+    s.nccl = nccl_input(m, p.topo, p.request.comm);
+  }
+  return s;
 }
 
 }  // namespace collsim

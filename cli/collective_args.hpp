@@ -4,14 +4,14 @@
 //
 //   CollectiveArgs a;                 // filled by add_collective_options(cmd, a)
 //   Prepared p = prepare(a);          // RequestError for bad names, sizes, combinations
-//   Evaluator ev(p, model_args);      // evaluator.hpp: costs and resolves `auto`
+//   Predictor ev(predict_setup(p, model_args));   // predict/predictor.hpp: resolves `auto`
 //   Choice c = ev.choose(p.request.count);
 //
 // --algo and --proto default to auto and take NCCL_ALGO / NCCL_PROTO-style lists too
 // (algorithms/selection.hpp); --channels defaults to the runtime channel count NCCL would use on
 // this cluster (twice its ring search's channels, 24 on a DGX-H100; nccl_model.md §1.7). Cost
-// parameters are the NCCL-sourced defaults of the cluster's GPU architecture
-// (simulator/cost_params.hpp).
+// parameters are resolved once, when the cluster is loaded: the NCCL-sourced defaults of its GPU
+// architecture, the config's `costs:` and every --costs overlay (simulator/cost_params.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -20,8 +20,9 @@
 
 #include "algorithms/registry.hpp"
 #include "algorithms/selection.hpp"
+#include "cli/model_options.hpp"
 #include "cli/request_options.hpp"
-#include "simulator/simulate.hpp"
+#include "predict/predictor.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {
@@ -35,10 +36,11 @@ struct CollectiveArgs {
 
 void add_collective_options(CLI::App* cmd, CollectiveArgs& a, bool with_bytes = true);
 
-// The cluster, the request (its algorithm and protocol placeholders until a choice is made; its
-// count from --bytes, 0 without) and what --algo/--proto allow.
+// The cluster and its costs, the request (its algorithm and protocol placeholders until a
+// choice is made; its count from --bytes, 0 without) and what --algo/--proto allow.
 struct Prepared {
   Topology topo;
+  CostParams costs;
   Request request;
   AlgoChoice choice;
 };
@@ -47,7 +49,8 @@ struct Prepared {
 // AllGather-like collectives), except for Barrier.
 Prepared prepare(const CollectiveArgs& a);
 
-// Options for simulate() on this request: placement from the communicator, default costs.
-SimOptions sim_options(const Prepared& p, SimNetwork network);
+// What the predictor needs for this request under these --model/--select/--nccl-* options.
+// RequestError for a malformed --nccl-* option, whether or not NCCL's model is used.
+PredictSetup predict_setup(const Prepared& p, const ModelArgs& m);
 
 }  // namespace collsim

@@ -11,11 +11,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
-#include "cli/evaluator.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/plot.hpp"
+#include "cli/progress.hpp"
 #include "cli/sweep_args.hpp"
 #include "cli/sweep_output.hpp"
 #include "topology/error.hpp"
@@ -40,14 +41,14 @@ struct Comparison {
   std::vector<std::string> nccl_pick;                    // per size, "" if NCCL has no say
 };
 
-Comparison compare(const Evaluator& ev, const std::vector<SweepPoint>& points) {
+Comparison compare(const Predictor& ev, const ModelArgs& m, const std::vector<SweepPoint>& points) {
   std::vector<std::uint64_t> counts;
   for (const SweepPoint& pt : points) counts.push_back(pt.count);
   const std::vector<Candidate>& all = ev.candidates();
-  std::vector<std::vector<std::optional<Evaluation>>> grid;
+  std::vector<std::vector<std::optional<Prediction>>> grid;
   {
     Progress progress("compare", counts.size(), "sizes");
-    grid = ev.evaluate_grid(counts, all, &progress);
+    grid = ev.evaluate_grid(counts, all, [&](const std::string& s) { progress.step(s); });
   }
   Comparison out;
   out.points = points;
@@ -62,21 +63,22 @@ Comparison compare(const Evaluator& ev, const std::vector<SweepPoint>& points) {
   }
   if (keep.empty()) {
     throw RequestError(fmt::format("--model {} can cost none of the allowed algorithms for {}",
-                                   ev.model().model, to_string(ev.prepared().request.collective)));
+                                   std::string(to_string(ev.model())),
+                                   to_string(ev.request().collective)));
   }
   for (std::size_t j : keep) out.candidates.push_back(all[j]);
   const NcclModel* nccl = ev.nccl();
   std::optional<NcclModel> own;
   if (!nccl) {
     try {
-      own.emplace(nccl_input(ev.model(), ev.prepared().topo, ev.prepared().request.comm));
+      own.emplace(nccl_input(m, ev.topology(), ev.request().comm));
       nccl = &*own;
     } catch (const Error&) {
       nccl = nullptr;
     }
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
-    Request r = ev.prepared().request;
+    Request r = ev.request();
     r.count = points[i].count;
     std::vector<std::optional<OutRow>> row;
     std::optional<std::size_t> best;
@@ -90,8 +92,7 @@ Comparison compare(const Evaluator& ev, const std::vector<SweepPoint>& points) {
     std::string pick;
     if (nccl) {
       try {
-        pick = select_nccl(*nccl, r.collective, points[i].bytes, ev.prepared().choice, false)
-                   .nccl_pick;
+        pick = select_nccl(*nccl, r.collective, points[i].bytes, ev.allowed(), false).nccl_pick;
       } catch (const RequestError&) {
         pick.clear();
       }
@@ -109,8 +110,7 @@ std::vector<SizedWinner> winners(const Comparison& c) {
   return w;
 }
 
-void print_table(const Evaluator& ev, const Comparison& c) {
-  const Prepared& p = ev.prepared();
+void print_table(const Predictor& ev, const Prepared& p, const ModelArgs& m, const Comparison& c) {
   fmt::print("# collsim compare: {} of {} on {}, {} ranks on {} node{}, {} channels\n",
              to_string(p.request.collective), to_string(p.request.dtype), p.topo.name(),
              p.request.comm.size(), p.request.comm.node_count(),
@@ -120,7 +120,7 @@ void print_table(const Evaluator& ev, const Comparison& c) {
       "# time (us) per algorithm and protocol; * = the fastest at that size; - = the "
       "model cannot cost it; busbw (GB/s) of the fastest; NCCL picks = NCCL's tuning "
       "model ({})\n",
-      ev.nccl() ? to_string(ev.nccl()->input().version) : ev.model().nccl_version);
+      ev.nccl() ? to_string(ev.nccl()->input().version) : m.nccl_version);
   // Two header lines (algorithm over protocol) keep the columns narrow: 8 characters, the
   // time in nccl-tests' 7-character form plus the best marker.
   std::size_t width = 4;
@@ -156,13 +156,12 @@ void print_table(const Evaluator& ev, const Comparison& c) {
   }
 }
 
-void plot(const std::string& path, const Evaluator& ev, const Comparison& c) {
-  const Prepared& p = ev.prepared();
+void plot(const std::string& path, const Predictor& ev, const Prepared& p, const Comparison& c) {
   ComparePlot plot;
   plot.title =
       fmt::format("{} on {} ({} ranks, {} node{}), model {}", to_string(p.request.collective),
                   p.topo.name(), p.request.comm.size(), p.request.comm.node_count(),
-                  p.request.comm.node_count() == 1 ? "" : "s", ev.model().model);
+                  p.request.comm.node_count() == 1 ? "" : "s", std::string(to_string(ev.model())));
   std::vector<std::string> algos;
   for (std::size_t k = 0; k < c.candidates.size(); ++k) {
     const Candidate& cand = c.candidates[k];
@@ -190,8 +189,8 @@ void run_compare(const CompareArgs& a) {
   if (!a.plot.empty()) check_plot_output(a.plot);
   const Prepared p = prepare(a.c);
   const std::vector<SweepPoint> points = sweep_points(a.sweep, p);
-  const Evaluator ev(p, a.model);
-  const Comparison c = compare(ev, points);
+  const Predictor ev(predict_setup(p, a.model));
+  const Comparison c = compare(ev, a.model, points);
   if (a.format == "csv") {
     std::cout << csv_header() << "\n";
     for (const auto& row : c.rows) {
@@ -216,10 +215,10 @@ void run_compare(const CompareArgs& a) {
     j["crossovers"] = describe_crossovers(w);
     std::cout << j.dump(2) << "\n";
   } else {
-    print_table(ev, c);
+    print_table(ev, p, a.model, c);
   }
   if (!a.plot.empty()) {
-    plot(a.plot, ev, c);
+    plot(a.plot, ev, p, c);
     if (a.format == "table") fmt::print("plot: {}\n", a.plot);
   }
 }

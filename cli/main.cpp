@@ -1,8 +1,7 @@
 // collsim: predict, compare and explain collective-communication costs on GPU clusters.
 // Exit status: 0 success, 1 a user error (one line on stderr), 2 a usage error (with help).
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "cli/commands.hpp"
 #include "topology/error.hpp"

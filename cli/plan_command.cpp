@@ -5,9 +5,8 @@
 
 #include "algorithms/format.hpp"
 #include "algorithms/registry.hpp"
-#include "cli/commands.hpp"
 #include "cli/collective_args.hpp"
-#include "cli/evaluator.hpp"
+#include "cli/commands.hpp"
 #include "cli/model_options.hpp"
 
 namespace collsim {
@@ -21,11 +20,10 @@ void register_plan(CLI::App& app) {
   // --model, so `plan` shows the schedule `predict` would time.
   add_collective_options(cmd, *args);
   add_model_options(cmd, *model, {"sim", "contention-free", "alpha-beta", "nccl"});
-  cmd->add_option("--max-ops", *max_ops, "ops printed per channel (0: all)")
-      ->capture_default_str();
+  cmd->add_option("--max-ops", *max_ops, "ops printed per channel (0: all)")->capture_default_str();
   cmd->callback([args, model, max_ops] {
     Prepared p = prepare(*args);
-    const Choice choice = Evaluator(p, *model).choose(p.request.count);
+    const Choice choice = Predictor(predict_setup(p, *model)).choose(p.request.count);
     p.request.algorithm = choice.candidate.algorithm;
     p.request.protocol = choice.candidate.protocol;
     if (choice.how != "fixed") {
@@ -39,8 +37,8 @@ void register_plan(CLI::App& app) {
 
 void register_list(CLI::App& app) {
   auto op = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand(
-      "list", "The algorithms x collectives x protocols collsim can generate");
+  CLI::App* cmd =
+      app.add_subcommand("list", "The algorithms x collectives x protocols collsim can generate");
   cmd->add_option("--op", *op, "only this collective");
   cmd->callback([op] {
     std::optional<Collective> only;

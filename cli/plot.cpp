@@ -83,7 +83,8 @@ std::string script(const ComparePlot& plot, const std::string& data, const std::
            "set offsets 0, 0, graph 0.04, 0\n"
            "set title 'bus bandwidth (higher is better)'\nset key\n";
     }
-    s += plot.x_nodes ? "set xlabel 'nodes'\nplot " : "set xlabel 'size (nccl-tests size column)'\nplot ";
+    s += plot.x_nodes ? "set xlabel 'nodes'\nplot "
+                      : "set xlabel 'size (nccl-tests size column)'\nplot ";
     const int column = time ? 2 : 3;
     for (std::size_t i = 0; i < plot.series.size(); ++i) {
       const PlotSeries& ser = plot.series[i];

@@ -15,7 +15,6 @@
 
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
-#include "cli/evaluator.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/sweep_output.hpp"
 
@@ -31,7 +30,7 @@ struct PredictArgs {
 
 void run_predict(const PredictArgs& a) {
   const Prepared p = prepare(a.c);
-  const Evaluator ev(p, a.model);
+  const Predictor ev(predict_setup(p, a.model));
   const Choice ch = ev.choose(p.request.count);
   const Request& r = p.request;
   const OutRow row = make_row(r, ch.candidate, ch.eval.time);

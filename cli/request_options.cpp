@@ -15,7 +15,7 @@ Topology load_cluster(const std::string& config, std::optional<int> nodes,
                       const std::string& routing) {
   std::optional<Routing> route;
   if (!routing.empty()) {
-    route = routing == "ecmp" ? Routing::kEcmp
+    route = routing == "ecmp"       ? Routing::kEcmp
             : routing == "adaptive" ? Routing::kAdaptive
                                     : Routing::kDmodK;
   }

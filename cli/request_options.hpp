@@ -48,8 +48,8 @@ struct RequestOptions {
   Request request(const Topology& topo) const;
 };
 
-// Registers CONFIG, --nodes, --routing, --op (required), --dtype, --redop, --root, --channels, and, if
-// `with_bytes`, --bytes (required); --algo and --proto with the given defaults.
+// Registers CONFIG, --nodes, --routing, --op (required), --dtype, --redop, --root, --channels, and,
+// if `with_bytes`, --bytes (required); --algo and --proto with the given defaults.
 void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes = true);
 
 }  // namespace collsim

@@ -15,11 +15,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
-#include "cli/evaluator.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/plot.hpp"
+#include "cli/progress.hpp"
 #include "cli/sweep_output.hpp"
 #include "topology/error.hpp"
 
@@ -42,9 +43,9 @@ long long parse_count(const std::string& text, const std::string& whole) {
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (text.empty() || ec != std::errc() || ptr != end || v < 1 || v > (1 << 20)) {
-    throw RequestError(fmt::format(
-        "--nodes {}: \"{}\" is not a node count (expected a whole number from 1 to {})", whole,
-        text, 1 << 20));
+    throw RequestError(
+        fmt::format("--nodes {}: \"{}\" is not a node count (expected a whole number from 1 to {})",
+                    whole, text, 1 << 20));
   }
   return v;
 }
@@ -77,8 +78,8 @@ std::vector<int> parse_node_counts(const std::string& text) {
       const std::string item = text.substr(start, comma - start);
       const long long n = parse_count(item, text);
       if (!out.empty() && n <= out.back()) {
-        throw RequestError(
-            fmt::format("--nodes {}: node counts must increase ({} after {})", text, n, out.back()));
+        throw RequestError(fmt::format("--nodes {}: node counts must increase ({} after {})", text,
+                                       n, out.back()));
       }
       out.push_back(static_cast<int>(n));
       if (comma == std::string::npos) break;
@@ -86,8 +87,8 @@ std::vector<int> parse_node_counts(const std::string& text) {
     }
   }
   if (static_cast<long long>(out.size()) > kMaxNodeCounts) {
-    throw RequestError(fmt::format("--nodes {}: {} node counts, at most {}", text, out.size(),
-                                   kMaxNodeCounts));
+    throw RequestError(
+        fmt::format("--nodes {}: {} node counts, at most {}", text, out.size(), kMaxNodeCounts));
   }
   return out;
 }
@@ -128,17 +129,17 @@ Scaling scale(const ScaleArgs& a, const std::vector<int>& counts) {
     CollectiveArgs args = a.c;
     args.req.nodes = nodes;
     const Prepared p = prepare(args);
-    const Evaluator ev(p, a.model);
+    const Predictor ev(predict_setup(p, a.model));
     if (out.rows.empty()) {
       out.cluster = p.topo.name();
       out.model = model_description(ev);
       out.collective = p.request.collective;
       out.dtype = p.request.dtype;
-      out.bytes = size_of(p, p.request.count);
-      out.nccl_version = ev.nccl() ? std::string(to_string(ev.nccl()->input().version))
-                                   : a.model.nccl_version;
+      out.bytes = ev.size_of(p.request.count);
+      out.nccl_version =
+          ev.nccl() ? std::string(to_string(ev.nccl()->input().version)) : a.model.nccl_version;
     }
-    const auto grid = ev.evaluate_grid({p.request.count}, ev.candidates(), nullptr).front();
+    const auto grid = ev.evaluate_grid({p.request.count}, ev.candidates()).front();
     ScaleRow row;
     row.nodes = nodes;
     row.rows.resize(out.candidates.size());
@@ -157,10 +158,10 @@ Scaling scale(const ScaleArgs& a, const std::vector<int>& counts) {
       }
     }
     if (!best) {
-      throw RequestError(fmt::format("--model {} can cost none of the allowed algorithms for {} "
-                                     "on {} node{}",
-                                     a.model.model, to_string(p.request.collective), nodes,
-                                     nodes == 1 ? "" : "s"));
+      throw RequestError(fmt::format(
+          "--model {} can cost none of the allowed algorithms for {} "
+          "on {} node{}",
+          a.model.model, to_string(p.request.collective), nodes, nodes == 1 ? "" : "s"));
     }
     out.rows.back().best = *best;
     try {
@@ -265,7 +266,8 @@ void plot(const std::string& path, const Scaling& s) {
     const Candidate& c = s.candidates[k];
     auto it = std::find(algos.begin(), algos.end(), c.algorithm);
     if (it == algos.end()) it = algos.insert(algos.end(), c.algorithm);
-    PlotSeries ser{to_string(c), static_cast<int>(it - algos.begin()),
+    PlotSeries ser{to_string(c),
+                   static_cast<int>(it - algos.begin()),
                    c.protocol == Protocol::kSimple  ? 0
                    : c.protocol == Protocol::kLL128 ? 1
                                                     : 2,
@@ -342,7 +344,8 @@ void register_scale(CLI::App& app) {
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
-  cmd->add_option("--plot", args->plot, "also draw time and busbw against node count (.svg or .png)");
+  cmd->add_option("--plot", args->plot,
+                  "also draw time and busbw against node count (.svg or .png)");
   cmd->callback([args] { run_scale(*args); });
 }
 

@@ -12,10 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
-#include "cli/evaluator.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/output_rows.hpp"
+#include "cli/progress.hpp"
 #include "cli/sweep_args.hpp"
 #include "cli/sweep_output.hpp"
 
@@ -33,13 +34,13 @@ struct SweepCommandArgs {
 void run_sweep(const SweepCommandArgs& a) {
   const Prepared p = prepare(a.c);
   const std::vector<SweepPoint> points = sweep_points(a.sweep, p);
-  const Evaluator ev(p, a.model);
+  const Predictor ev(predict_setup(p, a.model));
   std::vector<std::uint64_t> counts;
   for (const SweepPoint& pt : points) counts.push_back(pt.count);
   std::vector<Choice> choices;
   {
     Progress progress("sweep", counts.size(), "sizes");
-    choices = ev.choose_all(counts, &progress);
+    choices = ev.choose_all(counts, [&](const std::string& s) { progress.step(s); });
   }
   std::vector<OutRow> rows;
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -17,29 +17,35 @@ std::string graph_text(const char* name, const std::optional<NcclGraph>& g) {
 
 }  // namespace
 
-std::string model_description(const Evaluator& ev) {
-  const std::string& m = ev.model().model;
-  if (m == "sim") return "sim (discrete-event simulation, max-min link sharing)";
-  if (m == "contention-free") return "contention-free (simulation, links never shared)";
-  if (m == "alpha-beta") return "alpha-beta (closed forms)";
+std::string model_description(const Predictor& ev) {
+  switch (ev.model()) {
+    case Model::kMaxMin:
+      return "sim (discrete-event simulation, max-min link sharing)";
+    case Model::kContentionFree:
+      return "contention-free (simulation, each link split evenly among the channels)";
+    case Model::kClosedForm:
+      return "alpha-beta (closed forms)";
+    case Model::kNccl:
+      break;
+  }
   const NcclModelInput& in = ev.nccl()->input();
   const std::string graphs =
       graph_text("ring", in.ring) + graph_text("tree", in.tree) + graph_text("nvls", in.nvls);
   return fmt::format("nccl (NCCL {} tuning model; graphs {}{}, {} CPU)", to_string(in.version),
                      graphs.empty() ? "none" : graphs.substr(2),
-                     in.tree_pattern_is_tree ? ", tree pattern TREE" : "", ev.model().nccl_cpu);
+                     in.tree_pattern_is_tree ? ", tree pattern TREE" : "", to_string(in.cpu));
 }
 
-nlohmann::ordered_json run_json(const Evaluator& ev) {
-  const Prepared& p = ev.prepared();
+nlohmann::ordered_json run_json(const Predictor& ev) {
+  const Request& r = ev.request();
   nlohmann::ordered_json j;
-  j["cluster"] = p.topo.name();
-  j["nodes"] = p.request.comm.node_count();
-  j["ranks"] = p.request.comm.size();
-  j["collective"] = std::string(to_string(p.request.collective));
-  j["dtype"] = std::string(to_string(p.request.dtype));
-  j["model"] = ev.model().model;
-  if (!p.choice.fixed()) j["select"] = ev.model().select;
+  j["cluster"] = ev.topology().name();
+  j["nodes"] = r.comm.node_count();
+  j["ranks"] = r.comm.size();
+  j["collective"] = std::string(to_string(r.collective));
+  j["dtype"] = std::string(to_string(r.dtype));
+  j["model"] = std::string(to_string(ev.model()));
+  if (!ev.allowed().fixed()) j["select"] = std::string(to_string(ev.select()));
   if (ev.nccl()) j["nccl_version"] = std::string(to_string(ev.nccl()->input().version));
   return j;
 }
@@ -51,10 +57,10 @@ void add_choice_keys(nlohmann::ordered_json& row, const Choice& c) {
   if (!c.note.empty()) row["note"] = c.note;
 }
 
-NcclTestsTable table_frame(const Evaluator& ev, const std::string& command, std::uint64_t min_bytes,
+NcclTestsTable table_frame(const Predictor& ev, const std::string& command, std::uint64_t min_bytes,
                            std::uint64_t max_bytes, std::uint64_t factor) {
-  const Prepared& p = ev.prepared();
-  const Request& r = p.request;
+  const Topology& topo = ev.topology();
+  const Request& r = ev.request();
   NcclTestsTable t;
   t.collective = r.collective;
   t.dtype = r.dtype;
@@ -64,32 +70,32 @@ NcclTestsTable table_frame(const Evaluator& ev, const std::string& command, std:
   t.min_bytes = min_bytes;
   t.max_bytes = max_bytes;
   t.factor = factor;
-  t.device_name = p.topo.gpu_model().name;
+  t.device_name = topo.gpu_model().name;
   for (int rank = 0; rank < t.ranks; ++rank) {
     const Rank gpu{r.comm.gpu(rank)};
-    t.rank_hosts.push_back(fmt::format("node{}", p.topo.node_of(gpu)));
-    t.rank_devices.push_back(p.topo.local_rank(gpu));
+    t.rank_hosts.push_back(fmt::format("node{}", topo.node_of(gpu)));
+    t.rank_devices.push_back(topo.local_rank(gpu));
   }
   t.comments.push_back(fmt::format("collsim {}: {}, {} ranks on {} node{}; predicted, not measured",
-                                   command, p.topo.name(), t.ranks, r.comm.node_count(),
+                                   command, topo.name(), t.ranks, r.comm.node_count(),
                                    r.comm.node_count() == 1 ? "" : "s"));
   t.comments.push_back("model: " + model_description(ev));
   t.comments.push_back(
       "in-place columns repeat the out-of-place prediction; #wrong is N/A (nothing is checked)");
-  if (!p.choice.fixed()) {
+  if (!ev.allowed().fixed()) {
     t.comments.push_back(fmt::format(
         "--algo/--proto chosen per size by --select {}: each ### line names the algorithm and "
         "protocol of the rows below it",
-        ev.model().select));
+        std::string(to_string(ev.select()))));
   }
   return t;
 }
 
-std::string choice_label(const Evaluator& ev, const Choice& c) {
+std::string choice_label(const Predictor& ev, const Choice& c) {
   std::string s =
       fmt::format("ALGO={} PROTO={} GPUS={} CHANNELS={} MODEL={}", c.candidate.algorithm,
-                  to_string(c.candidate.protocol), ev.prepared().request.comm.size(),
-                  ev.prepared().request.channels, ev.model().model);
+                  to_string(c.candidate.protocol), ev.request().comm.size(), ev.request().channels,
+                  std::string(to_string(ev.model())));
   if (c.how != "fixed") s += " SELECT=" + c.how;
   if (!c.nccl_pick.empty()) s += " NCCL=" + c.nccl_pick;
   return s;

@@ -11,13 +11,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/evaluator.hpp"
+#include "cli/collective_args.hpp"
 #include "cli/nccl_tests_table.hpp"
+#include "cli/progress.hpp"
 
 namespace collsim {
 
 // {"cluster", "nodes", "ranks", "collective", "dtype", "model", "select", "nccl_version"}.
-nlohmann::ordered_json run_json(const Evaluator& ev);
+nlohmann::ordered_json run_json(const Predictor& ev);
 
 // For an automatic choice: "selected_by" ("best" or "nccl"), and "nccl_pick" / "note" where
 // they apply. Nothing for a fixed --algo/--proto.
@@ -25,14 +26,14 @@ void add_choice_keys(nlohmann::ordered_json& row, const Choice& c);
 
 // The table without rows: header values, one rank line per simulated rank, comment lines naming
 // the cluster, the model and what the in-place and #wrong columns mean here.
-NcclTestsTable table_frame(const Evaluator& ev, const std::string& command, std::uint64_t min_bytes,
+NcclTestsTable table_frame(const Predictor& ev, const std::string& command, std::uint64_t min_bytes,
                            std::uint64_t max_bytes, std::uint64_t factor);
 
 // "ALGO=ring PROTO=ll GPUS=8 CHANNELS=24 MODEL=sim" (+ " SELECT=best", " NCCL=NVLS/Simple").
-std::string choice_label(const Evaluator& ev, const Choice& c);
+std::string choice_label(const Predictor& ev, const Choice& c);
 
 // A one-line description of the model in use: "sim (max-min simulation)",
 // "nccl (NCCL 2.22.3 tuning model; ring 8x24, tree 8x24 GB/s)".
-std::string model_description(const Evaluator& ev);
+std::string model_description(const Predictor& ev);
 
 }  // namespace collsim

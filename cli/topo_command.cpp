@@ -1,9 +1,9 @@
 // `collsim topo CONFIG [--nodes N] [--dot FILE] [--format table|json]`: what the cluster is.
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"

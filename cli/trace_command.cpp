@@ -10,7 +10,6 @@
 
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
-#include "cli/evaluator.hpp"
 #include "simulator/trace.hpp"
 #include "topology/error.hpp"
 
@@ -30,7 +29,8 @@ struct TraceArgs {
 
 void run_trace(const TraceArgs& a) {
   Prepared p = prepare(a.c);
-  const Choice choice = Evaluator(p, a.model).choose(p.request.count);
+  const Predictor pr(predict_setup(p, a.model));
+  const Choice choice = pr.choose(p.request.count);
   p.request.algorithm = choice.candidate.algorithm;
   p.request.protocol = choice.candidate.protocol;
   const Schedule s = plan(p.request);
@@ -44,10 +44,12 @@ void run_trace(const TraceArgs& a) {
   std::ofstream out(a.output);
   if (!out) throw Error(fmt::format("-o: cannot write \"{}\"", a.output));
   TraceRecorder rec;
-  SimOptions o =
-      sim_options(p, a.model.model == "sim" ? SimNetwork::kMaxMin : SimNetwork::kContentionFree);
+  Result r;
+  PredictOptions o;
+  o.schedule = &s;
   o.trace = &rec;
-  const Result r = simulate(s, p.topo, o);
+  o.result = &r;
+  predict(p.request, p.topo, p.costs, pr.model(), o);
   write_trace(out, s, p.topo, r, rec);
   if (!out) throw Error(fmt::format("-o: writing \"{}\" failed", a.output));
   fmt::print("wrote {}: {}/{}{}, {} ranks, {} channels, {} ops, {:.3f} us simulated ({})\n",

@@ -1,6 +1,6 @@
 // `collsim validate CONFIG --measurements FILE... [--min-bytes B] [--max-bytes B]
-//  [--model sim|nccl] [--costs F...] [--nodes N] [--format table|csv|json]`: collsim's prediction
-//  against every measured row (nccl-tests logs
+//  [--model sim|contention-free|alpha-beta|nccl] [--costs F...] [--nodes N] [--format
+//  table|csv|json]`: collsim's prediction against every measured row (nccl-tests logs
 // or `collsim bench` output), the signed error, and median / p90 / max absolute error per file and
 // overall (CLI.md fixes the JSON keys). Which algorithm and protocol a row is compared with:
 // calibrate/row_model.hpp (the file's NCCL_ALGO / NCCL_PROTO or label, else NCCL's own choice).
@@ -128,8 +128,7 @@ void print_table(const Validation& v, const std::string& model) {
 void run_validate(const ValidateArgs& a) {
   const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
-  const Validation v = validate(topo, files, cost_params(topo),
-                                a.model == "nccl" ? ValidationModel::kNccl : ValidationModel::kSim);
+  const Validation v = validate(topo, files, cost_params(topo), parse_model(a.model));
   if (a.format == "json") {
     print_json(v);
   } else if (a.format == "csv") {
@@ -153,8 +152,9 @@ void register_validate(CLI::App& app) {
   cmd->add_flag("--default-costs", args->default_costs,
                 "start from the NCCL-sourced defaults, leaving out CONFIG's own costs: block");
   cmd->add_option("--model", args->model,
-                  "sim (collsim's simulation) or nccl (NCCL's tuning model, for comparison)")
-      ->check(CLI::IsMember({"sim", "nccl"}))
+                  "sim, contention-free or alpha-beta (collsim's models, as predict has them) "
+                  "or nccl (NCCL's tuning model, for comparison)")
+      ->check(CLI::IsMember({"sim", "contention-free", "alpha-beta", "nccl"}))
       ->capture_default_str();
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))

@@ -35,7 +35,7 @@ struct Topology::RouteCache {
     }
   };
   std::unordered_map<Key, Route, Hash> routes;
-  std::shared_mutex mutex;  // route() is called from several threads (cli/parallel.hpp)
+  std::shared_mutex mutex;  // route() is called from several threads (predict/parallel.hpp)
 };
 
 }  // namespace collsim

@@ -152,7 +152,7 @@ TEST(Fabric, AdaptiveRoutingIsOneSwitchPerTierWithAllTheirCapacity) {
 }
 
 TEST(Fabric, RoutesMayBeAskedFromSeveralThreads) {
-  // The evaluator costs candidates on several threads over one topology (cli/parallel.hpp).
+  // The evaluator costs candidates on several threads over one topology (predict/parallel.hpp).
   const Topology t = grown(64, "ecmp");
   std::vector<std::vector<std::vector<LinkId>>> seen(4);
   std::vector<std::thread> threads;

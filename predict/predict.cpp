@@ -1,0 +1,136 @@
+#include "predict/predict.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "algorithms/estimate.hpp"
+#include "algorithms/registry.hpp"
+#include "algorithms/selection.hpp"
+#include "simulator/alpha_beta_cost.hpp"
+#include "simulator/simulate.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kModelNames{"sim", "contention-free", "alpha-beta",
+                                                      "nccl"};
+
+std::optional<Prediction> by_nccl(const Request& r, const PredictOptions& o, std::string* why) {
+  const std::optional<NcclAlgo> algo = nccl_algo_of(r.algorithm);
+  if (!algo) {
+    if (why) {
+      *why = fmt::format(
+          "--model nccl: NCCL has no algorithm \"{}\"; NCCL's are ring, dbtree (Tree), nvls, "
+          "nvls_tree, pat, collnet_direct, collnet_chain",
+          r.algorithm);
+    }
+    return std::nullopt;
+  }
+  if (o.nccl == nullptr) throw RequestError("--model nccl: NCCL's model was not set up");
+  const auto t = o.nccl->time_us(r.collective, *algo, r.protocol, request_bytes(r).count());
+  if (!t) {
+    if (why) {
+      *why = fmt::format("--model nccl: NCCL's model disables {}/{} for {} on this cluster",
+                         to_string(*algo), to_string(r.protocol), to_string(r.collective));
+    }
+    return std::nullopt;
+  }
+  Prediction p;
+  p.time = us(*t);
+  p.detail = fmt::format("NCCL {} tuning model", to_string(o.nccl->input().version));
+  return p;
+}
+
+Prediction by_closed_form(const Request& r, const Topology& topo, const CostParams& costs,
+                          const PredictOptions& o) {
+  std::optional<Schedule> own;
+  const Schedule* s = o.schedule;
+  if (s == nullptr) s = &own.emplace(generate(r));  // only its header is read
+  const AlgorithmInfo& a = find_algorithm(r.algorithm);
+  const AlphaBetaCost cost =
+      alpha_beta_cost(topo, r.comm, costs, r.protocol, r.channels, a.hierarchical);
+  const Estimate e = estimate(estimate_request(s->info(), r.comm.node_count(), cost));
+  Prediction p;
+  p.time = e.time;
+  p.detail = e.formula;
+  return p;
+}
+
+Prediction by_simulation(const Request& r, const Topology& topo, const CostParams& costs,
+                         SimNetwork network, const PredictOptions& o) {
+  std::optional<Schedule> own;
+  const Schedule* s = o.schedule;
+  if (s == nullptr) s = &own.emplace(plan(r));
+  SimOptions so;
+  so.network = network;
+  so.costs = costs;
+  so.trace = o.trace;
+  for (int k = 0; k < r.comm.size(); ++k) so.placement.push_back(r.comm.gpu(k));
+  Result local;
+  Result& res = o.result != nullptr ? *o.result : local;
+  res = simulate(*s, topo, so);
+  Prediction p;
+  p.time = res.total;
+  p.events = res.events;
+  p.simulated_ranks = res.simulated_ranks;
+  if (res.bottleneck >= 0) {
+    const LinkUsage& u = res.links[static_cast<std::size_t>(res.bottleneck)];
+    const Link& l = topo.link(u.link);
+    p.detail =
+        fmt::format("bottleneck {} -> {} ({}), {:.1f}% busy; {} events", topo.device(l.src).name,
+                    topo.device(l.dst).name, to_string(l.kind), 100 * u.busy_fraction, res.events);
+  } else {
+    p.detail = fmt::format("{} events", res.events);
+  }
+  if (res.simulated_ranks < s->rank_count()) {
+    p.detail += fmt::format(" (rank symmetry: {} of {} ranks simulated)", res.simulated_ranks,
+                            s->rank_count());
+  }
+  return p;
+}
+
+}  // namespace
+
+const std::vector<Model>& all_models() {
+  static const std::vector<Model> all{Model::kMaxMin, Model::kContentionFree, Model::kClosedForm,
+                                      Model::kNccl};
+  return all;
+}
+
+std::string_view to_string(Model m) { return kModelNames[static_cast<std::size_t>(m)]; }
+
+Model parse_model(std::string_view name) {
+  for (Model m : all_models()) {
+    if (to_string(m) == name) return m;
+  }
+  throw RequestError(fmt::format(
+      "unknown model \"{}\"; expected one of sim, contention-free, alpha-beta, nccl", name));
+}
+
+bool simulates(Model m) { return m == Model::kMaxMin || m == Model::kContentionFree; }
+
+std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
+                                  Model model, const PredictOptions& options, std::string* why) {
+  if (model == Model::kNccl) return by_nccl(r, options, why);
+  if (!simulable(r.algorithm)) {
+    if (why) {
+      *why = fmt::format(
+          "algorithm \"{}\" is NCCL's; collsim does not simulate it yet (use --model nccl)",
+          r.algorithm);
+    }
+    return std::nullopt;
+  }
+  switch (model) {
+    case Model::kClosedForm:
+      return by_closed_form(r, topo, costs, options);
+    case Model::kContentionFree:
+      return by_simulation(r, topo, costs, SimNetwork::kContentionFree, options);
+    default:
+      return by_simulation(r, topo, costs, SimNetwork::kMaxMin, options);
+  }
+}
+
+}  // namespace collsim

@@ -1,0 +1,71 @@
+// One request in, one time out: the single place collsim turns a collective into a predicted
+// time, whichever model gives it. The CLI, calibration and validation all call predict().
+//
+//   const Cluster c = load_cluster("dgx-h100");              // topology and resolved costs
+//   Request r = ...;  r.algorithm = "ring";  r.protocol = Protocol::kSimple;
+//   std::string why;
+//   if (auto p = predict(r, c.topo, c.costs, Model::kMaxMin, {}, &why)) p->time.us();
+//
+// The models, from the most to the least detailed:
+//   kMaxMin          the discrete-event simulation, links shared max-min fairly between the
+//                    flows crossing them (simulator/simulate.hpp); the default.
+//   kContentionFree  the same simulation with every link split evenly among the schedule's
+//                    channels and never shared otherwise: fast, and exactly what the closed
+//                    forms compute where they claim to be exact.
+//   kClosedForm      the α-β closed forms (algorithms/estimate.hpp): no schedule is simulated.
+//   kNccl            NCCL's own tuning model (algorithms/nccl_model.hpp), which knows NCCL's
+//                    algorithms only and uses NCCL's constants, never collsim's costs.
+// The first three read every cost from `costs` (the config's `costs:` block and its overlays,
+// resolved once by load_cluster); tests/predict/model_contract_test.cpp holds them to that and to
+// agreeing with each other where they should.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/nccl_model.hpp"
+#include "algorithms/request.hpp"
+#include "algorithms/schedule.hpp"
+#include "simulator/cost_params.hpp"
+#include "simulator/simulate.hpp"
+#include "simulator/trace.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+enum class Model { kMaxMin, kContentionFree, kClosedForm, kNccl };
+
+// The command-line names, in that order: sim, contention-free, alpha-beta, nccl.
+const std::vector<Model>& all_models();
+std::string_view to_string(Model m);
+// RequestError listing the accepted names otherwise.
+Model parse_model(std::string_view name);
+// Whether the model executes a schedule (and so can trace it).
+bool simulates(Model m);
+
+struct Prediction {
+  Time time;
+  std::string detail;        // the bottleneck link, the closed form used, or NCCL's model version
+  std::uint64_t events = 0;  // simulation events (simulating models)
+  int simulated_ranks = 0;   // < ranks when a rank symmetry let one period stand for all
+};
+
+struct PredictOptions {
+  const NcclModel* nccl = nullptr;     // NCCL's model for this communicator; kNccl needs it
+  const Schedule* schedule = nullptr;  // plan(request), when the caller already built it
+  TraceRecorder* trace = nullptr;      // simulating models: record the run (trace.hpp)
+  Result* result = nullptr;            // simulating models: the whole result (links, ranks)
+};
+
+// The predicted time of `r` (algorithm, protocol, channels and communicator resolved) on `topo`
+// with `costs` under `model`. nullopt, with `why` set when given, when the model cannot cost the
+// request: an algorithm NCCL does not have (kNccl), one NCCL's model disables here, or one
+// collsim does not simulate. Throws RequestError / ScheduleError as plan() and simulate() do.
+std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
+                                  Model model, const PredictOptions& options = {},
+                                  std::string* why = nullptr);
+
+}  // namespace collsim

@@ -1,0 +1,145 @@
+#include "predict/predictor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "predict/parallel.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
+  if (s_.model == Model::kNccl || s_.select == SelectPolicy::kNccl) {
+    if (!s_.nccl) throw RequestError("NCCL's model needs its inputs (PredictSetup::nccl)");
+    nccl_.emplace(*s_.nccl);
+  }
+  candidates_ = collsim::candidates(s_.request.collective, s_.allowed, s_.model == Model::kNccl);
+}
+
+Request Predictor::request(const Candidate& c, std::uint64_t count) const {
+  Request r = s_.request;
+  r.algorithm = c.algorithm;
+  r.protocol = c.protocol;
+  r.count = count;
+  return r;
+}
+
+std::uint64_t Predictor::size_of(std::uint64_t count) const {
+  Request r = s_.request;
+  r.count = count;
+  return request_bytes(r).count();
+}
+
+std::optional<Prediction> Predictor::evaluate(const Candidate& c, std::uint64_t count,
+                                              std::string* why) const {
+  PredictOptions o;
+  o.nccl = nccl();
+  return predict(request(c, count), s_.topo, s_.costs, s_.model, o, why);
+}
+
+std::vector<std::vector<std::optional<Prediction>>> Predictor::evaluate_grid(
+    const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,
+    const StepCallback& step) const {
+  std::vector<std::vector<std::optional<Prediction>>> out(
+      counts.size(), std::vector<std::optional<Prediction>>(cs.size()));
+  std::vector<std::size_t> remaining(counts.size(), cs.size());
+  std::mutex mutex;
+  // Largest sizes first: they take longest, so the threads finish together.
+  const std::size_t n = counts.size() * cs.size();
+  parallel_for(n, [&](std::size_t k) {
+    const std::size_t i = counts.size() - 1 - k / cs.size();
+    const std::size_t j = k % cs.size();
+    out[i][j] = evaluate(cs[j], counts[i]);
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (--remaining[i] == 0 && step) step(human_bytes(size_of(counts[i])));
+  });
+  return out;
+}
+
+std::vector<Candidate> Predictor::to_try(std::uint64_t count, Choice* partial) const {
+  if (s_.allowed.fixed()) {
+    partial->how = "fixed";
+    return {candidates_.front()};
+  }
+  if (s_.select == SelectPolicy::kNccl) {
+    const Selection s = select_nccl(*nccl_, s_.request.collective, size_of(count), s_.allowed,
+                                    s_.model != Model::kNccl);
+    partial->how = "nccl";
+    partial->nccl_pick = s.nccl_pick;
+    partial->note = s.note;
+    partial->candidate = s.chosen;
+    return {s.chosen};
+  }
+  partial->how = "best";
+  return candidates_;
+}
+
+Choice Predictor::pick(std::uint64_t count, Choice ch, const std::vector<Candidate>& tried,
+                       const std::vector<std::optional<Prediction>>& evals) const {
+  if (ch.how != "best") {
+    ch.candidate = tried.front();
+    if (!evals.front()) {
+      std::string why;
+      evaluate(ch.candidate, count, &why);
+      if (ch.how == "nccl") why = fmt::format("--select nccl picked {}, but {}", ch.nccl_pick, why);
+      throw RequestError(why);
+    }
+    ch.eval = *evals.front();
+    return ch;
+  }
+  const auto best = select_best(tried, [&](const Candidate& c) -> std::optional<double> {
+    const auto& e = evals[static_cast<std::size_t>(&c - tried.data())];
+    if (!e) return std::nullopt;
+    return e->time.us();
+  });
+  if (!best) {
+    const bool one_algorithm = std::all_of(tried.begin(), tried.end(), [&](const Candidate& c) {
+      return c.algorithm == tried.front().algorithm;
+    });
+    std::string why;
+    evaluate(tried.front(), count, &why);
+    if (one_algorithm && !why.empty()) throw RequestError(why);
+    throw RequestError(fmt::format("--model {} can cost none of the allowed algorithms for {}",
+                                   to_string(s_.model), to_string(s_.request.collective)));
+  }
+  const auto i =
+      static_cast<std::size_t>(std::find(tried.begin(), tried.end(), best->chosen) - tried.begin());
+  ch.candidate = best->chosen;
+  ch.eval = *evals[i];
+  return ch;
+}
+
+Choice Predictor::choose(std::uint64_t count) const { return choose_all({count}).front(); }
+
+std::vector<Choice> Predictor::choose_all(const std::vector<std::uint64_t>& counts,
+                                          const StepCallback& step) const {
+  std::vector<Choice> partial(counts.size());
+  std::vector<std::vector<Candidate>> tries(counts.size());
+  std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (count index, candidate index)
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    tries[i] = to_try(counts[i], &partial[i]);
+    for (std::size_t j = 0; j < tries[i].size(); ++j) tasks.emplace_back(i, j);
+  }
+  std::vector<std::vector<std::optional<Prediction>>> evals(counts.size());
+  std::vector<std::size_t> remaining(counts.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    evals[i].resize(tries[i].size());
+    remaining[i] = tries[i].size();
+  }
+  std::mutex mutex;
+  parallel_for(tasks.size(), [&](std::size_t k) {
+    const auto [i, j] = tasks[tasks.size() - 1 - k];  // largest sizes first
+    evals[i][j] = evaluate(tries[i][j], counts[i]);
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (--remaining[i] == 0 && step) step(human_bytes(size_of(counts[i])));
+  });
+  std::vector<Choice> out;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    out.push_back(pick(counts[i], partial[i], tries[i], evals[i]));
+  }
+  return out;
+}
+
+}  // namespace collsim

@@ -1,0 +1,94 @@
+// Costs the candidates of one collective under one model and resolves --algo/--proto auto with a
+// selection policy: the engine behind predict, sweep, compare, scale, plan and trace. Every time
+// it gives comes from predict() (predict.hpp).
+//
+//   PredictSetup s{topo, request, allowed, costs, Model::kMaxMin, SelectPolicy::kNccl, nccl_in};
+//   Predictor pr(s);                                  // builds NCCL's model once if needed
+//   Choice c = pr.choose(count);                      // the selected algorithm/protocol and time
+//   auto t = pr.evaluate({"ring", Protocol::kLL}, count);   // nullopt: the model cannot cost it
+//
+// With several candidates to try, they run on a few threads (parallel.hpp); results do not
+// depend on the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/nccl_model.hpp"
+#include "algorithms/selection.hpp"
+#include "predict/predict.hpp"
+
+namespace collsim {
+
+struct PredictSetup {
+  const Topology& topo;
+  Request request;     // the collective; algorithm, protocol and count are set per candidate
+  AlgoChoice allowed;  // what --algo/--proto allow
+  CostParams costs;
+  Model model = Model::kMaxMin;
+  SelectPolicy select = SelectPolicy::kBest;
+  // NCCL's model inputs; required for Model::kNccl and SelectPolicy::kNccl.
+  std::optional<NcclModelInput> nccl;
+};
+
+struct Choice {
+  Candidate candidate;
+  Prediction eval;
+  std::string how;        // "fixed", "best", "nccl"
+  std::string nccl_pick;  // --select nccl: NCCL's own pick ("NVLS/Simple")
+  std::string note;       // e.g. why the pick is not NCCL's
+};
+
+// Called once per size of a grid when all its candidates are done, with the size in words.
+using StepCallback = std::function<void(const std::string& size)>;
+
+class Predictor {
+ public:
+  explicit Predictor(PredictSetup setup);
+
+  // The time of one candidate for `count` elements (nccl-tests' count column); nullopt with
+  // `why` set when the model cannot cost it.
+  std::optional<Prediction> evaluate(const Candidate& c, std::uint64_t count,
+                                     std::string* why = nullptr) const;
+  // Every candidate at every count, in parallel: result[i][j] is candidate j at counts[i].
+  std::vector<std::vector<std::optional<Prediction>>> evaluate_grid(
+      const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,
+      const StepCallback& step = {}) const;
+
+  // --algo/--proto fixed: that pair (RequestError when the model cannot cost it); otherwise the
+  // policy's pick (best: the fastest candidate; nccl: NCCL's arg-min, timed by the model).
+  Choice choose(std::uint64_t count) const;
+  // The same for each count of a sweep, computed in parallel.
+  std::vector<Choice> choose_all(const std::vector<std::uint64_t>& counts,
+                                 const StepCallback& step = {}) const;
+
+  // Every candidate --algo/--proto allow for this collective under this model.
+  const std::vector<Candidate>& candidates() const { return candidates_; }
+  const NcclModel* nccl() const { return nccl_ ? &*nccl_ : nullptr; }
+  const Topology& topology() const { return s_.topo; }
+  const Request& request() const { return s_.request; }
+  const AlgoChoice& allowed() const { return s_.allowed; }
+  const CostParams& costs() const { return s_.costs; }
+  Model model() const { return s_.model; }
+  SelectPolicy select() const { return s_.select; }
+  // The request of candidate `c` at `count`.
+  Request request(const Candidate& c, std::uint64_t count) const;
+  // nccl-tests' size column at `count` elements.
+  std::uint64_t size_of(std::uint64_t count) const;
+
+ private:
+  // What choose() must time at `count`, and the Choice it makes from those times.
+  std::vector<Candidate> to_try(std::uint64_t count, Choice* partial) const;
+  Choice pick(std::uint64_t count, Choice partial, const std::vector<Candidate>& tried,
+              const std::vector<std::optional<Prediction>>& evals) const;
+
+  PredictSetup s_;
+  std::vector<Candidate> candidates_;
+  std::optional<NcclModel> nccl_;
+};
+
+}  // namespace collsim
