@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "algorithms/generator.hpp"
@@ -27,7 +28,15 @@ class Cost {
  public:
   Cost(const AlphaBetaCost& c, Level l) : c_(c), l_(l) {}
   Time alpha() const { return l_.alpha; }
-  Time tau(u64 b) const { return b == 0 ? Time() : transfer_time(Bytes(b), l_.bw); }
+  // A piece of b payload bytes puts ⌈b / efficiency⌉ bytes on the wire, computed as the
+  // simulator computes it so that the two agree to the picosecond.
+  Time tau(u64 b) const {
+    if (b == 0) return Time();
+    const u64 wire = c_.wire_per_byte == 1.0
+                         ? b
+                         : static_cast<u64>(std::ceil(static_cast<double>(b) * c_.wire_per_byte));
+    return transfer_time(Bytes(wire), l_.bw);
+  }
   Time gamma(u64 b) const {
     return b == 0 || c_.reduce_bandwidth.bytes_per_second() <= 0
                ? Time()
@@ -54,29 +63,32 @@ struct Cut {
 enum class Phase { kAllReduce, kReduceScatter, kAllGather };
 
 // One loop of a ring phase whose steps move `seg` bytes in `slices` ops of FIFO pieces. Every
-// rank does the same at the same time (symmetry), so step t's piece j starts at S(t) + jτ with
-// S(t) = S(t−1) + δ_t, δ_t = max(Kτ, α + τ + γ_t): the channel is busy for Kτ per step, and piece 0
-// of step t needs piece 0 of step t−1 from upstream (τ + α later, plus its reduction).
+// rank does the same at the same time (symmetry), so step t's first piece starts at S(t) with
+// S(t) = S(t−1) + δ_t, δ_t = max(B, α + τ₀ + γ₀): the channel is busy for B per step (the push
+// time of every piece of the step), and piece 0 of step t needs piece 0 of step t−1 from
+// upstream (τ₀ + α later, plus its reduction). An op of more than one slot is cut into full
+// pieces and a shorter last one, as the schedule's FIFO cuts it, so B sums unequal pieces.
 Time ring_loop(Phase ph, int p, u64 seg, const Cut& cut, const Cost& c) {
   const u64 slice = ceil_div(seg, static_cast<u64>(cut.slices));
   const u64 f = std::max<u64>(1, ceil_div(slice, cut.piece));
-  const u64 pb = std::min(cut.piece, slice);
-  const std::int64_t k = static_cast<std::int64_t>(f) * cut.slices;
-  const Time tau = c.tau(pb);
-  const Time g = c.gamma(pb);
+  const u64 first_piece = std::min(cut.piece, slice);
+  const u64 last_piece = slice - (f - 1) * first_piece;
+  const Time tau0 = c.tau(first_piece);
+  const Time busy = (tau0 * static_cast<std::int64_t>(f - 1) + c.tau(last_piece)) * cut.slices;
+  const Time g = c.gamma(first_piece);
   const Time a = c.alpha();
-  const Time d_red = std::max(tau * k, a + tau + g);
-  const Time d_fwd = std::max(tau * k, a + tau);
-  const Time tail = tau * (k - 1) + a + tau;  // the last step, a pure receive
+  const Time d_red = std::max(busy, a + tau0 + g);
+  const Time d_fwd = std::max(busy, a + tau0);
+  const Time tail = busy + a;  // the last step, a pure receive
   switch (ph) {
     case Phase::kAllReduce:
       return d_red * (p - 1) + d_fwd * (p - 2) + tail;
     case Phase::kReduceScatter:
-      return d_red * (p - 2) + tail + g;
+      return d_red * (p - 2) + tail + c.gamma(last_piece);
     case Phase::kAllGather: {
-      const Time first = tau * k + c.copy(slice) * cut.slices;  // send, then the own copy
+      const Time first = busy + c.copy(slice) * cut.slices;  // send, then the own copy
       if (p == 2) return std::max(first, tail);
-      return std::max(first, a + tau) + d_fwd * (p - 3) + tail;
+      return std::max(first, a + tau0) + d_fwd * (p - 3) + tail;
     }
   }
   return Time();
@@ -105,6 +117,9 @@ struct Pipe {
   std::int64_t ops = 1;
   u64 pb = 1;  // bytes per piece
   Time tau;    // per piece
+  // Every op and every piece has the same size, as the pipelined forms assume; a shorter last
+  // op or piece lets the forms only approximate the schedule.
+  bool even = true;
 };
 Pipe pipe(u64 len, const Cut& cut, const Cost& c) {
   const u64 op = std::min(cut.op_bytes(), std::max<u64>(len, 1));
@@ -114,6 +129,7 @@ Pipe pipe(u64 len, const Cut& cut, const Cost& c) {
   s.k = s.ops * static_cast<std::int64_t>(per_op);
   s.pb = std::min(cut.piece, op);
   s.tau = c.tau(s.pb);
+  s.even = len % op == 0 && (op <= cut.piece || op % cut.piece == 0);
   return s;
 }
 
@@ -166,8 +182,10 @@ Estimate rhd(const EstimateRequest& q, u64 len, const Cut& cut, const Cost& c) {
   int p2 = 1;
   while (p2 * 2 <= p) p2 *= 2;
   Time t = c.copy(q.collective == Collective::kAllReduce ? len : 0);
+  bool even = true;
   auto exchange = [&](u64 size, bool reduce) {
     const Pipe s = pipe(size, cut, c);
+    even = even && s.even;
     return (c.alpha() + s.tau + (reduce ? c.gamma(s.pb) : Time())) * s.k;
   };
   const bool halve = q.collective != Collective::kAllGather;
@@ -183,7 +201,7 @@ Estimate rhd(const EstimateRequest& q, u64 len, const Cut& cut, const Cost& c) {
   return {t,
           pow2 ? "rhd: sum of k_s(α + τ_s + γ_s) halving + k_s(α + τ_s) doubling"
                : "rhd: MPICH pre/post steps + power-of-two core",
-          pow2 && q.collective == Collective::kAllReduce};
+          pow2 && even && q.collective == Collective::kAllReduce};
 }
 
 Estimate ring(const EstimateRequest& q, u64 len, const Cut& cut, const Cost& c) {
@@ -204,14 +222,14 @@ Estimate ring(const EstimateRequest& q, u64 len, const Cut& cut, const Cost& c) 
       const Time cp = c.copy(std::min(cut.op_bytes(), len));
       const Time leaf = (c.alpha() + s.tau) * (p - 1) + s.tau * (s.k - 1) + cp * (s.ops - 1);
       const Time root = (s.tau * (s.k / s.ops) + cp) * s.ops;
-      return {std::max(leaf, root), "chain broadcast: (p-1)(α+τ) + (k-1)τ", true};
+      return {std::max(leaf, root), "chain broadcast: (p-1)(α+τ) + (k-1)τ", s.even};
     }
     default: {
       const Pipe s = pipe(len, cut, c);
       if (p == 1) return {c.copy(len), "copy", true};
       const Time g = c.gamma(s.pb);
       return {(c.alpha() + s.tau + g) * (p - 1) + s.tau * (s.k - 1),
-              "chain reduce: (p-1)(α+τ+γ) + (k-1)τ", true};
+              "chain reduce: (p-1)(α+τ+γ) + (k-1)τ", s.even};
     }
   }
 }
@@ -225,7 +243,8 @@ Estimate tree(const EstimateRequest& q, u64 len, const Cut& cut, const Cost& c, 
   switch (q.collective) {
     case Collective::kBroadcast:
       return {tree_broadcast(p, s, c.copy(std::min(cut.op_bytes(), len)), c),
-              "tree broadcast: one-port pipelined binary tree recurrence", extra_height == 0};
+              "tree broadcast: one-port pipelined binary tree recurrence",
+              extra_height == 0 && s.even};
     case Collective::kReduce:
       return {up, "tree reduce: height(α+τ+γ) + (k-1)τ", false};
     default:
@@ -387,6 +406,18 @@ Estimate estimate(const EstimateRequest& q) {
   }
   Estimate e = a.closed_form(q);
   e.time += q.cost.launch;
+  // The derivations assume every channel and every rank's segment carries the same bytes, and a
+  // flat algorithm every hop the same cost; otherwise the form is only approximate.
+  const u64 region = is_blocked(q.collective)
+                         ? q.bytes.count() / static_cast<u64>(std::max(1, q.ranks))
+                         : q.bytes.count();
+  const u64 ch = static_cast<u64>(std::max(1, q.channels));
+  // An AllReduce's region is cut into one segment per rank; the other collectives move whole
+  // blocks or the whole region.
+  const bool even = region % ch == 0 && (q.collective != Collective::kAllReduce ||
+                                         region / ch % static_cast<u64>(std::max(1, q.ranks)) == 0);
+  const bool uniform = a.hierarchical || q.nodes <= 1 || q.cost.uniform;
+  e.exact = e.exact && even && uniform;
   return e;
 }
 

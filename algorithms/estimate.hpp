@@ -44,12 +44,16 @@ namespace collsim {
 
 struct AlphaBetaCost {
   Time alpha;                  // latency of one hop, per piece
-  Bandwidth bandwidth;         // the rate one channel pushes a piece at
+  Bandwidth bandwidth;         // the rate one channel pushes a piece's wire bytes at
+  double wire_per_byte = 1;    // wire bytes per payload byte (1 / the protocol's efficiency)
   Time alpha_inter;            // ring2d / dbtree inter-node hop; zero: alpha
   Bandwidth bandwidth_inter;   // zero: bandwidth
   Bandwidth reduce_bandwidth;  // 1/γ; zero: reductions are free
   Bandwidth copy_bandwidth;    // local copies; zero: free
   Time launch;                 // once per collective
+  // Every hop of a flat algorithm costs alpha and bandwidth (the inter-node level equals the
+  // intra-node one); the closed forms are exact only then.
+  bool uniform = true;
 };
 
 struct EstimateRequest {

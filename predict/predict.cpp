@@ -55,7 +55,8 @@ Prediction by_closed_form(const Request& r, const Topology& topo, const CostPara
   const Estimate e = estimate(estimate_request(s->info(), r.comm.node_count(), cost));
   Prediction p;
   p.time = e.time;
-  p.detail = e.formula;
+  p.exact = e.exact;
+  p.detail = fmt::format("{} ({})", e.formula, e.exact ? "exact" : "approximate");
   return p;
 }
 

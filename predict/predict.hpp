@@ -51,6 +51,8 @@ struct Prediction {
   std::string detail;        // the bottleneck link, the closed form used, or NCCL's model version
   std::uint64_t events = 0;  // simulation events (simulating models)
   int simulated_ranks = 0;   // < ranks when a rank symmetry let one period stand for all
+  // kClosedForm: the form is exact, i.e. equals the contention-free simulation (estimate.hpp).
+  bool exact = false;
 };
 
 struct PredictOptions {

@@ -27,11 +27,14 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, i
       cls = RouteClass::kPcie;
     }
   }
+  // The wire rate of one channel, as the contention-free simulation computes it
+  // (engine_setup.cpp, route_between): the channels split the narrowest link evenly, and the
+  // protocol's cap on payload is a cap of cap / efficiency on wire bytes.
   double wire = narrowest / std::max(1, channels);
   const double cap = pc.channel_bandwidth.bytes_per_second();
-  if (cap > 0) wire = std::min(wire, cap / pc.efficiency);
+  if (cap > 0) wire = std::min(wire, cap * (1.0 / pc.efficiency));
   return {topo.route_latency(r) + pc.hop_latency[static_cast<int>(cls)],
-          Bandwidth::bytes_per_second(wire * pc.efficiency)};
+          Bandwidth::bytes_per_second(wire)};
 }
 
 }  // namespace
@@ -44,6 +47,7 @@ AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
   c.reduce_bandwidth = costs.reduce_bandwidth;
   c.copy_bandwidth = costs.copy_bandwidth;
   c.launch = pc.launch;
+  c.wire_per_byte = 1.0 / pc.efficiency;
   if (comm.size() < 2) {
     c.bandwidth = GBps(1);
     return c;
@@ -59,6 +63,8 @@ AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
                           comm.gpu(comm.ranks_of_node(1).front()), channels);
     c.alpha_inter = inter.alpha;
     c.bandwidth_inter = inter.bw;
+    c.uniform = node0.size() < 2 || (intra.alpha == inter.alpha &&
+                                     intra.bw.bytes_per_second() == inter.bw.bytes_per_second());
     if (!hierarchical || node0.size() < 2) {
       c.alpha = node0.size() >= 2 ? std::max(intra.alpha, inter.alpha) : inter.alpha;
       c.bandwidth = node0.size() >= 2 ? std::min(intra.bw, inter.bw) : inter.bw;

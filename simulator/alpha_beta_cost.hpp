@@ -6,8 +6,9 @@
 //
 // α is the route latency between neighbouring ranks plus the protocol's per-hop excess; the
 // bandwidth is what one channel gets when `channels` channels share the GPU's narrowest link on
-// that route (link bandwidth x link efficiency / channels), capped by the protocol's channel
-// bandwidth, times the protocol's payload efficiency. With several nodes the inter-node level is
+// that route (link bandwidth x link efficiency / channels), in wire bytes, capped by the
+// protocol's channel bandwidth over its payload efficiency; wire_per_byte turns payload into wire
+// bytes. With several nodes the inter-node level is
 // the route from the last rank of node 0 to the first of node 1; flat algorithms take the worse
 // of the two levels (the slowest hop paces a ring), hierarchical ones (ring2d, dbtree) use both.
 #pragma once

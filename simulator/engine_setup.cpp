@@ -120,6 +120,9 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {
   info.latency += proto_.hop_latency[static_cast<int>(cls)];
   const double cap = proto_.channel_bandwidth.bytes_per_second();
   info.cap = cap > 0 ? cap * wire_per_byte_ : std::numeric_limits<double>::infinity();
+  // Without max-min sharing, the request's channels split every link of the route evenly, as
+  // they do on a GPU that drives them all at once; the closed forms assume the same.
+  if constexpr (Net::kKnowsFinish) bottleneck /= std::max(1, sched_.info().requested_channels);
   info.rate = std::min(bottleneck, info.cap);
   const auto id = static_cast<std::uint32_t>(routes_.size());
   routes_.push_back(info);

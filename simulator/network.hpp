@@ -28,7 +28,7 @@ struct RouteInfo {
   std::uint32_t first_link = 0;  // into the engine's flat array of link indices
   std::uint32_t link_count = 0;
   Time latency;     // link latencies + the protocol's per-hop excess
-  double rate = 0;  // contention-free wire rate, bytes/s: min(bottleneck, cap)
+  double rate = 0;  // contention-free wire rate, bytes/s: min(bottleneck / channels, cap)
   double cap = 0;   // the channel cap in wire bytes/s (infinity: none)
 };
 
@@ -44,7 +44,7 @@ inline Time wire_time(double bytes, double rate) {
   return Time::from_ps(static_cast<std::int64_t>(std::ceil(ps)));
 }
 
-// Contention-free α-β: every transfer streams at its route's bottleneck rate.
+// Contention-free α-β: every transfer streams at its share of its route's bottleneck rate.
 class AlphaBetaNetwork {
  public:
   static constexpr bool kKnowsFinish = true;

@@ -1,0 +1,165 @@
+// The contract between the four models of predict() (predict/predict.hpp), run over the same
+// requests on the presets:
+//  - where a closed form says it is exact, it equals the contention-free simulation to the
+//    picosecond, with each preset's own costs (launch, hop latencies, link efficiency, channel
+//    caps, reductions), at one channel and at NCCL's channel count;
+//  - every collsim model honours the costs it is given: an overlay that adds 500 us of launch
+//    moves each of them by exactly 500 us; NCCL's model, which uses NCCL's constants, does not
+//    move;
+//  - the contention-free model never books a link beyond its rate (its channels split each
+//    link evenly; on a mesh, where channels spread over several links, it is therefore slower
+//    than the max-min simulation, which is why the two are not required to agree);
+//  - calibrate's row prediction is predict() itself.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "algorithms/nccl_model.hpp"
+#include "algorithms/registry.hpp"
+#include "calibrate/row_model.hpp"
+#include "predict/predict.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+struct Cluster {
+  Topology topo;
+  CostParams costs;
+};
+
+Cluster load(const std::string& preset, const std::vector<std::string>& overlays = {}) {
+  LoadOptions o;
+  o.cost_files = overlays;
+  Topology t = load_topology(preset, o);
+  CostParams c = cost_params(t);
+  return {std::move(t), c};
+}
+
+Request request(const Topology& topo, Collective c, const std::string& algo, Protocol p,
+                std::uint64_t bytes, int channels) {
+  Request r;
+  r.collective = c;
+  r.algorithm = algo;
+  r.protocol = p;
+  r.channels = channels;
+  r.comm = Communicator::from_topology(topo);
+  r.count = count_for_bytes(c, Bytes(bytes), r.dtype, r.comm.size());
+  return r;
+}
+
+int nccl_channels(const Topology& topo) {
+  return std::clamp(nccl_model_input(topo, Communicator::from_topology(topo), NcclVersion::k2_30)
+                        .runtime_channels,
+                    1, 64);
+}
+
+const std::vector<std::string> kPresets = {"h100-nvlink-4", "dgx-h100", "dgx-a100", "pcie-2gpu",
+                                           "h100-2node-ib"};
+
+TEST(ModelContract, ExactClosedFormsEqualTheContentionFreeSimulation) {
+  int exact = 0;
+  for (const std::string& preset : kPresets) {
+    const Cluster cl = load(preset);
+    for (int channels : {1, nccl_channels(cl.topo)}) {
+      for (const AlgorithmInfo& a : algorithms()) {
+        for (Collective c : a.collectives) {
+          for (Protocol p : all_protocols()) {
+            for (std::uint64_t bytes :
+                 {std::uint64_t{4096}, std::uint64_t{3} << 20, std::uint64_t{64} << 20}) {
+              const Request r = request(cl.topo, c, a.name, p, bytes, channels);
+              if (r.count == 0) continue;
+              const auto cf = predict(r, cl.topo, cl.costs, Model::kClosedForm);
+              ASSERT_TRUE(cf.has_value());
+              if (!cf->exact) continue;
+              ++exact;
+              const auto sim = predict(r, cl.topo, cl.costs, Model::kContentionFree);
+              ASSERT_TRUE(sim.has_value());
+              EXPECT_EQ(cf->time.ps(), sim->time.ps())
+                  << preset << " " << a.name << " " << to_string(c) << " " << to_string(p) << " "
+                  << bytes << " B, " << channels << " channels: " << cf->detail;
+            }
+          }
+        }
+      }
+    }
+  }
+  // The claim must cover real ground: rings of every reduction-free and reducing kind, chains.
+  EXPECT_GT(exact, 200);
+}
+
+class OverlayTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ =
+        std::filesystem::temp_directory_path() /
+        fmt::format("collsim-contract-{}.yaml", ::testing::UnitTest::GetInstance()->random_seed());
+    std::ofstream(path_) << "costs:\n  protocols:\n    simple:\n      launch: 500us\n";
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::filesystem::path path_;
+};
+
+TEST_F(OverlayTest, EveryCollsimModelHonoursACostsOverlayAndNcclsDoesNot) {
+  const Cluster base = load("h100-nvlink-4");
+  const Cluster over = load("h100-nvlink-4", {path_.string()});
+  const Time before = base.costs.protocol(Protocol::kSimple).launch;
+  ASSERT_EQ(over.costs.protocol(Protocol::kSimple).launch, us(500));
+  const Request r = request(base.topo, Collective::kAllReduce, "ring", Protocol::kSimple,
+                            std::uint64_t{256} << 20, nccl_channels(base.topo));
+  const NcclModel nccl(nccl_model_input(base.topo, r.comm, NcclVersion::k2_30));
+  PredictOptions o;
+  o.nccl = &nccl;
+  for (Model m : all_models()) {
+    const auto a = predict(r, base.topo, base.costs, m, o);
+    const auto b = predict(r, over.topo, over.costs, m, o);
+    ASSERT_TRUE(a && b) << to_string(m);
+    const Time shift = m == Model::kNccl ? Time() : us(500) - before;
+    EXPECT_EQ((b->time - a->time).ps(), shift.ps()) << to_string(m);
+  }
+}
+
+TEST(ModelContract, ContentionFreeNeverOverbooksALink) {
+  // Each link is split among the request's channels, so no link can be busier than its rate.
+  for (const std::string& preset : kPresets) {
+    const Cluster cl = load(preset);
+    const Request r = request(cl.topo, Collective::kAllReduce, "ring", Protocol::kSimple,
+                              std::uint64_t{64} << 20, nccl_channels(cl.topo));
+    Result res;
+    PredictOptions o;
+    o.result = &res;
+    ASSERT_TRUE(predict(r, cl.topo, cl.costs, Model::kContentionFree, o));
+    for (const LinkUsage& u : res.links) EXPECT_LE(u.busy_fraction, 1.0 + 1e-9) << preset;
+  }
+}
+
+TEST(ModelContract, CalibrationPredictsRowsWithPredict) {
+  const Cluster cl = load("dgx-h100");
+  RowCase c;
+  c.request = request(cl.topo, Collective::kAllGather, "ring", Protocol::kLL128,
+                      std::uint64_t{1} << 20, nccl_channels(cl.topo));
+  for (Model m : {Model::kMaxMin, Model::kContentionFree, Model::kClosedForm}) {
+    EXPECT_EQ(predict_case(cl.topo, c, cl.costs, m)->ps(),
+              predict(c.request, cl.topo, cl.costs, m)->time.ps())
+        << to_string(m);
+  }
+}
+
+TEST(ModelContract, NamesRoundTripAndUnknownNamesAreErrors) {
+  for (Model m : all_models()) EXPECT_EQ(parse_model(to_string(m)), m);
+  EXPECT_THROW(parse_model("alphabeta"), RequestError);
+}
+
+TEST(ModelContract, NcclOnlyAlgorithmsSaySoUnderCollsimsModels) {
+  const Cluster cl = load("dgx-h100");
+  const Request r = request(cl.topo, Collective::kAllReduce, "nvls", Protocol::kSimple,
+                            std::uint64_t{1} << 20, 16);
+  std::string why;
+  EXPECT_FALSE(predict(r, cl.topo, cl.costs, Model::kMaxMin, {}, &why));
+  EXPECT_NE(why.find("collsim does not simulate it"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace collsim
