@@ -1,5 +1,5 @@
 // `binomial`: binomial trees (MPICH `bcast.c`, `reduce.c`, `gather.c`, `scatter.c`; Thakur,
-// Rabenseifner & Gropp 2005; theory.md §1.2) and the dissemination barrier.
+// Rabenseifner & Gropp 2005; docs/theory.md §1.2) and the dissemination barrier.
 //  Broadcast, Reduce: pipelined over chunks (PipelinedTreeSource), ⌈lg p⌉ levels; with one chunk
 //    the classic ⌈lg p⌉(α + nβ) (+ nγ per level for Reduce).
 //  Gather, Scatter: lg p·α + (p-1)/p·nβ. Ranks are renumbered relative to the root
@@ -7,7 +7,7 @@
 //    subtree is one contiguous transfer; the root unpacks into (Gather) or packs from (Scatter)
 //    rank order.
 //  Barrier: dissemination, ⌈lg p⌉ rounds; in round k rank r signals r + 2^k and waits for
-//    r - 2^k (0-byte messages) — MPICH's barrier, theory.md §1.2.
+//    r - 2^k (0-byte messages) — MPICH's barrier, docs/theory.md §1.2.
 #include "algorithms/group_source.hpp"
 #include "algorithms/tree_source.hpp"
 

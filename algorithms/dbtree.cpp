@@ -1,4 +1,4 @@
-// `dbtree`: NCCL's double binary tree for AllReduce (nccl_model.md §2.2; NCCL
+// `dbtree`: NCCL's double binary tree for AllReduce (docs/nccl-model.md §2.2; NCCL
 // `src/graph/trees.cc` ncclGetBtree / ncclGetDtree, `src/graph/connect.cc`; Sanders, Speck &
 // Träff 2009 for two complementary trees). Two binary trees over the *nodes*: tree 0 the
 // btree, tree 1 its mirror (even node count) or its shift by one (odd), so a node interior in
@@ -6,7 +6,7 @@
 // head (local rank 0) carries the node's links in the inter-node tree, so it has up to three
 // children (next in chain + two child nodes' heads), as NCCL's tree does. Each channel sends
 // half its data down each tree. Per rank the traffic is ≈ 2n sent and 2n received, like the
-// ring's 2(p-1)/p·n, with a latency of 2((g-1) + log2(nodes)) hops (theory.md §1.2, §1.6 d).
+// ring's 2(p-1)/p·n, with a latency of 2((g-1) + log2(nodes)) hops (docs/theory.md §1.2, §1.6 d).
 // Nodes may hold different numbers of ranks (each chain is as long as its node). One node
 // degenerates to a chain.
 #include "algorithms/tree_source.hpp"

@@ -1,7 +1,7 @@
-// `direct`: every pair talks directly (theory.md §1.2: pairwise exchange, (p-1)α + (p-1)/p·nβ
+// `direct`: every pair talks directly (docs/theory.md §1.2: pairwise exchange, (p-1)α + (p-1)/p·nβ
 // for AllToAll; linear Gather/Scatter, (p-1)α + (p-1)/p·nβ with the root's link the bottleneck;
 // NCCL runs AllToAll, Gather and Scatter the same way, as p2p send/recv pairs,
-// `src/enqueue.cc`, nccl_model.md §1.1 item 4).
+// `src/enqueue.cc`, docs/nccl-model.md §1.1 item 4).
 //  AllToAll, AllGather: in round s = 1..p-1 rank r sends to r+s and receives from r-s
 //    (MPICH's (rank ± i) pairing), the two advancing piece by piece, so no pair ever waits on
 //    full FIFOs in both directions; the own block is a local copy.

@@ -11,7 +11,7 @@
 // derivation is exact the two agree to the picosecond (tests/simulator/closed_form_test.cpp):
 // a piece of b bytes takes τ(b) = ⌈b/B⌉ ps to push and arrives α later; a channel pushes one
 // piece at a time; a reduction of b bytes delays its piece by γ(b) = ⌈b/R⌉ ps; latency overlaps
-// across pieces in flight (LogGP; theory.md §1.5, §2.1), so a pipeline of D hops and k pieces
+// across pieces in flight (LogGP; docs/theory.md §1.5, §2.1), so a pipeline of D hops and k pieces
 // costs D·α + (D + k − 1)·τ rather than Hockney's (D + k − 1)(α + τ). Exact forms (with equal
 // pieces, sizes that divide evenly, and K < slots pieces per ring step: the slot of a piece is
 // freed when the downstream starts the next step, at most (slots/K − 1)·δ before the sender
@@ -29,8 +29,8 @@
 //     lg p doubling exchanges of k_s(α + τ_s) (each exchange sends piece j, then waits for the
 //     partner's piece j).
 // The other forms (tree Reduce/AllReduce, dbtree, ring2d, direct, binomial, non-power-of-two
-// rhd) are the standard ones of theory.md §1.2 and §1.6 written in the same terms; `exact` says
-// which is which. Channels split the data; each channel is costed at `cost.bandwidth`.
+// rhd) are the standard ones of docs/theory.md §1.2 and §1.6 written in the same terms; `exact`
+// says which is which. Channels split the data; each channel is costed at `cost.bandwidth`.
 #pragma once
 
 #include <cstdint>

@@ -78,7 +78,7 @@ class GeneratedSource : public OpSource {
 // our stand-in.
 std::vector<int> ring_order(const Communicator& comm, int channel);
 
-// NCCL's binary tree over `n` members (`src/graph/trees.cc` ncclGetBtree, nccl_model.md §2.2):
+// NCCL's binary tree over `n` members (`src/graph/trees.cc` ncclGetBtree, docs/nccl-model.md §2.2):
 // member 0 is the root; a member r with lowest set bit b has parent (r ^ b) | 2b, or r ^ b when
 // that is out of range, and children r - b/2 and r + b/2 (the latter lowered by halving until in
 // range). The root's child is the highest power of two below n.

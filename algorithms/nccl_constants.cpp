@@ -6,7 +6,7 @@ namespace {
 
 // Algorithm order: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT.
 const NcclConstants kHead = {
-    // baseLat (nccl_model.md §1.5)
+    // baseLat (docs/nccl-model.md §1.5)
     {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
       {8.0, 8.0, 8.0}}},
     // hwLat NVLINK, PCI, NET (§1.5)

@@ -1,7 +1,7 @@
 // Private to algorithms/: NCCL's tuning constants for the versions collsim models.
 //
-// Values from ../shared/reference/nccl_model.md §1.4, §1.5 and §1.8, which restate
-// src/graph/tuning.cc at NVIDIA/nccl tags v2.22.3-1 (178b6b75) and v2.30.7-1 (73cf1122).
+// Values from docs/nccl-model.md §1.4, §1.5 and §1.8, which restate src/graph/tuning.cc at
+// NVIDIA/nccl tags v2.22.3-1 (178b6b75) and v2.30.7-1 (73cf1122).
 // Indices: algorithm as NcclAlgo, protocol as Protocol (LL, LL128, Simple), architecture as
 // kVolta..kBlackwell, node class N1/N2/N4 (1, 2, >= 3 nodes).
 #pragma once

@@ -1,7 +1,7 @@
 // Estimating NCCL's graph-search results (channels, per-channel bandwidth) from a Topology.
 //
 // NCCL's ncclTopoCompute tries per-channel speeds from fixed arrays, highest first, and keeps as
-// many channels as the links carry (nccl_model.md §1.7). We do not replay the search; we apply
+// many channels as the links carry (docs/nccl-model.md §1.7). We do not replay the search; we apply
 // rules that reproduce the graphs NCCL logged:
 //  - NVLink-class nodes: 12 ring channels at the fastest array speed that fits 12 times in the
 //    GPU's NVLink capacity (nvlinks x NCCL's per-link figure). DGX-H100: 18 x 20.6 = 370.8 ->
@@ -26,7 +26,7 @@ namespace collsim {
 
 namespace {
 
-// Per-channel speed arrays of search.cc (nccl_model.md §1.7), GB/s, descending.
+// Per-channel speed arrays of search.cc (docs/nccl-model.md §1.7), GB/s, descending.
 const std::vector<double>& intra_speeds(int sm) {
   static const std::vector<double> kPreHopper = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
   static const std::vector<double> kHopper = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
@@ -44,7 +44,7 @@ const std::vector<double>& inter_speeds(int sm) {
   return sm >= 100 ? kBlackwell : sm >= 90 ? kHopper : kPreHopper;
 }
 
-// NCCL's usable per-NVLink figure by architecture (topo.h, nccl_model.md §1.7).
+// NCCL's usable per-NVLink figure by architecture (topo.h, docs/nccl-model.md §1.7).
 double nccl_nvlink_bw(int sm) {
   if (sm >= 100) return 40.1;
   if (sm >= 90) return 20.6;

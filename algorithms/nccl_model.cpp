@@ -1,5 +1,5 @@
-// NCCL's tuning model, restated from ../shared/reference/nccl_model.md §1.2-§1.6 (src/graph/
-// tuning.cc: ncclTopoTuneModel and ncclTopoGetAlgoTime). Each rule names the section it follows.
+// NCCL's tuning model, restated from docs/nccl-model.md §1.2-§1.6 (src/graph/tuning.cc:
+// ncclTopoTuneModel and ncclTopoGetAlgoTime). Each rule names the section it follows.
 #include "algorithms/nccl_model.hpp"
 
 #include <fmt/format.h>

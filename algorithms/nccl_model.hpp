@@ -2,10 +2,10 @@
 // arg-min it uses to pick an algorithm and protocol.
 //
 // This restates src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime) of NCCL 2.22.3 and
-// 2.30.7 from the project's reference notes (../shared/reference/nccl_model.md §1), in our own
-// code. It is a reference to compare against, not collsim's predictor: NCCL's model ignores
-// contention, launch overhead and channel-count reduction for small messages, and is known to be
-// tens of percent off in places (nccl_model.md §5).
+// 2.30.7 from docs/nccl-model.md §1, in our own code. It is a reference to compare against, not
+// collsim's predictor: NCCL's model ignores contention, launch overhead and channel-count
+// reduction for small messages, and is known to be tens of percent off in places
+// (docs/nccl-model.md §5).
 //
 //   NcclModelInput in;
 //   in.version = NcclVersion::k2_22; in.sm = 90; in.nodes = 3; in.ranks = 24;

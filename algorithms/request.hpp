@@ -3,7 +3,7 @@
 // `count` is nccl-tests' count column: the elements of the whole vector for AllReduce, Broadcast,
 // Reduce and SendRecv, and the elements of one rank's block for AllGather, ReduceScatter,
 // AllToAll, Gather and Scatter (whose buffers hold ranks x count elements). The CLI's byte sizes
-// (nccl-tests' size column; CLI.md) convert with count_for_bytes().
+// (nccl-tests' size column; docs/cli.md) convert with count_for_bytes().
 //
 //   Request r;
 //   r.collective = Collective::kAllGather;
@@ -45,7 +45,7 @@ std::uint64_t count_for_bytes(Collective c, Bytes size, DataType t, int ranks);
 Bytes request_bytes(const Request& r);
 
 // How data is cut for pipelining. A chunk is the unit an algorithm steps through (one ring step,
-// one tree level); a slice is the unit of one op, chunk / slices. NCCL defaults (nccl_model.md
+// one tree level); a slice is the unit of one op, chunk / slices. NCCL defaults (docs/nccl-model.md
 // §2.3, `src/enqueue.cc` calcCollChunking, `src/include/collectives.h`): Ring + Simple AllReduce,
 // AllGather and ReduceScatter use chunkSteps 4 / sliceSteps 2, i.e. 2 MiB chunks in two 1 MiB
 // slices; everything else uses one slot's payload per chunk and one slice (Simple 512 KiB,

@@ -1,5 +1,5 @@
 // `rhd`: recursive halving-doubling (Rabenseifner; Thakur, Rabenseifner & Gropp 2005, as in
-// MPICH `allreduce.c`, `red_scat.c`, `allgather.c`; theory.md §1.2):
+// MPICH `allreduce.c`, `red_scat.c`, `allgather.c`; docs/theory.md §1.2):
 //   AllReduce     reduce-scatter by recursive halving + all-gather by recursive doubling,
 //                 2 lg p·α + 2(p-1)/p·nβ + (p-1)/p·nγ;
 //   ReduceScatter recursive halving, lg p·α + (p-1)/p·nβ + (p-1)/p·nγ;

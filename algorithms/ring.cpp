@@ -1,10 +1,10 @@
-// `ring`: NCCL's ring algorithms (nccl_model.md §2.1; NCCL `src/device/all_reduce.h` runRing,
+// `ring`: NCCL's ring algorithms (docs/nccl-model.md §2.1; NCCL `src/device/all_reduce.h` runRing,
 // `broadcast.h`, `reduce.h`; cost 2(p-1)α + 2(p-1)/p·nβ + (p-1)/p·nγ for AllReduce, Patarasuk &
-// Yuan 2009; (p-1)α + (p-1)/p·nβ for AllGather and ReduceScatter; theory.md §1.2).
+// Yuan 2009; (p-1)α + (p-1)/p·nβ for AllGather and ReduceScatter; docs/theory.md §1.2).
 //  - AllReduce, ReduceScatter, AllGather: RingPhase, one ring per channel, each channel on its
 //    own ring order (generator.hpp ring_order). O(1) per op, 2 x channels x ranks ints stored.
 //  - Broadcast, Reduce: a pipelined chain along the ring, starting at the root (Broadcast) or
-//    ending at it (Reduce); cost (p + k - 2)(α + nβ/k) with k chunks (theory.md §1.5).
+//    ending at it (Reduce); cost (p + k - 2)(α + nβ/k) with k chunks (docs/theory.md §1.5).
 #include <algorithm>
 
 #include "algorithms/group_source.hpp"

@@ -1,4 +1,4 @@
-// `ring2d`: hierarchical ring (theory.md §1.6 a/b: Horovod's NCCLReduceScatter - allreduce -
+// `ring2d`: hierarchical ring (docs/theory.md §1.6 a/b: Horovod's NCCLReduceScatter - allreduce -
 // NCCLAllgather pattern, Mikami et al. 2018's 2D-torus all-reduce; BlueConnect for the general
 // multi-level form). p = g ranks per node x N nodes.
 //  AllReduce:     ring reduce-scatter inside the node (rank of local rank l ends with shard l of

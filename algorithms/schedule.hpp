@@ -1,8 +1,8 @@
 // The schedule IR: per rank, concurrent channels; per channel, an ordered stream of ops.
 //
 // A Schedule is what every executor runs unchanged (the simulator, the CPU backend, later MPI,
-// CUDA and NCCL backends). Algorithms decide everything; executors only execute (DESIGN.md, "The
-// Schedule IR"). A Schedule is cheap to copy (it shares an immutable OpSource) and thread-safe
+// CUDA and NCCL backends). Algorithms decide everything; executors only execute (docs/design.md,
+// "The Schedule IR"). A Schedule is cheap to copy (it shares an immutable OpSource) and thread-safe
 // to read.
 //
 //   Schedule s = plan(request);                          // registry.hpp; validated

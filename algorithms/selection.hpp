@@ -1,5 +1,5 @@
 // Automatic algorithm and protocol selection: what `--algo` / `--proto` allow, and the two
-// policies that pick among them (CLI.md, `--algo auto --proto auto --select best|nccl`).
+// policies that pick among them (docs/cli.md, `--algo auto --proto auto --select best|nccl`).
 //
 //   AlgoChoice allowed = parse_algo_choice("auto", "^LL128");     // NCCL_PROTO syntax
 //   std::vector<Candidate> cs = candidates(Collective::kAllReduce, allowed);
@@ -85,7 +85,7 @@ std::optional<Selection> select_best(const std::vector<Candidate>& cs, const Cos
 //    algorithm collsim cannot simulate (NVLS, PAT, ...) and `simulable_only`, chosen is NCCL's
 //    best among the ones it can (ring, dbtree), and the note says so.
 //  - AllToAll, Gather, Scatter, SendRecv: NCCL runs these as point-to-point sends, LL up to
-//    16 KiB per peer message and channel (NCCL_P2P_LL_THRESHOLD, nccl_model.md §1.1), Simple
+//    16 KiB per peer message and channel (NCCL_P2P_LL_THRESHOLD, docs/nccl-model.md §1.1), Simple
 //    above: chosen = direct with that protocol; time_us = 0 (NCCL has no cost model for p2p).
 //  - Barrier: NCCL has none; RequestError.
 // RequestError when the filter leaves NCCL nothing it would run.

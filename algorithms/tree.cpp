@@ -1,6 +1,6 @@
-// `tree`: one pipelined binary tree over all ranks, ignoring nodes (nccl_model.md §2.2 shape,
+// `tree`: one pipelined binary tree over all ranks, ignoring nodes (docs/nccl-model.md §2.2 shape,
 // NCCL `src/graph/trees.cc` ncclGetBtree; pipelined-tree cost ≈ 2(k + d - 1)(α + nβ/k) per
-// direction, theory.md §1.5). AllReduce = reduce up + broadcast down (rooted at rank 0);
+// direction, docs/theory.md §1.5). AllReduce = reduce up + broadcast down (rooted at rank 0);
 // Broadcast and Reduce are rooted at the request's root by relabelling v = (rank - root) mod p.
 #include "algorithms/tree_source.hpp"
 

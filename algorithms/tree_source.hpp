@@ -4,8 +4,8 @@
 // Each request channel carries `trees` trees, tree t on part t of the channel's data (dbtree: two
 // trees, half the data each). AllReduce runs the reduction and the broadcast as two concurrent
 // IR channels, as NCCL splits a tree channel's CTA into a reducing and a broadcasting group
-// (`src/device/all_reduce.h` runTreeSplit, nccl_model.md §2.2); the root's broadcast of chunk k
-// depends on its reduction of chunk k (an explicit Dependency). IR channel of (request channel
+// (`src/device/all_reduce.h` runTreeSplit, docs/nccl-model.md §2.2); the root's broadcast of chunk
+// k depends on its reduction of chunk k (an explicit Dependency). IR channel of (request channel
 // c, tree t, part d) = (c x trees + t) x parts + d, parts = 2 for AllReduce (d = 0 reduce,
 // 1 broadcast), else 1.
 //
@@ -16,7 +16,7 @@
 //   broadcast: recv-copy-send p -> c1 (into output), send c2..cm; a leaf receives; the root
 //              sends (Broadcast: from its input, plus a local copy to its output)
 // Cost of one pipelined tree (one-port, depth d, k chunks): about 2(k + d - 1)(α + nβ/k) for
-// Broadcast (theory.md §1.5); AllReduce doubles it.
+// Broadcast (docs/theory.md §1.5); AllReduce doubles it.
 #pragma once
 
 #include <vector>

@@ -2,8 +2,8 @@
 //
 // Every enum has a to_string() giving the spelling the CLI prints and a parse_*() that accepts
 // what users type (case-insensitive; `all_reduce`, `all-reduce` and `allreduce` are the same
-// collective, as nccl-tests and CLI.md spell them) and throws RequestError listing the accepted
-// names otherwise.
+// collective, as nccl-tests and docs/cli.md spell them) and throws RequestError listing the
+// accepted names otherwise.
 //
 //   Collective c = parse_collective("all_reduce");            // Collective::kAllReduce
 //   const ProtocolGeometry& g = geometry(Protocol::kSimple);   // 8 slots of 512 KiB
@@ -69,7 +69,7 @@ bool has_root(Collective c);
 // AllToAll, Gather, Scatter), so that buffers hold ranks x count elements.
 bool is_blocked(Collective c);
 
-// busbw = algbw x busbw_factor (nccl_model.md §3, nccl-tests doc/PERFORMANCE.md):
+// busbw = algbw x busbw_factor (docs/nccl-model.md §3, nccl-tests doc/PERFORMANCE.md):
 // 2(n-1)/n for AllReduce; (n-1)/n for ReduceScatter, AllGather, AllToAll, Gather, Scatter;
 // 1 for Broadcast, Reduce, SendRecv and Barrier.
 double busbw_factor(Collective c, int ranks);
@@ -79,7 +79,7 @@ int busbw_factor_scale(Collective c);
 std::string_view busbw_factor_formula(Collective c);
 
 // The bounded FIFO of one connection (one channel, one sender, one receiver), as NCCL sizes it
-// (nccl_model.md §2.3, NCCL `src/include/device.h` NCCL_STEPS and `src/init.cc` buffer sizes):
+// (docs/nccl-model.md §2.3, NCCL `src/include/device.h` NCCL_STEPS and `src/init.cc` buffer sizes):
 //   simple: 4 MiB buffer / 8 steps  -> 524288-B slots, all payload;
 //   ll:     512 KiB / 8             -> 65536-B slots, half flags -> 32768 B payload;
 //   ll128:  4915200 B / 8           -> 614400-B slots, 120 of 128 B payload -> 576000 B.

@@ -1,4 +1,5 @@
-// collsim's CSV (`--format csv`, CLI.md) as a measurement file: one row per line under the header
+// collsim's CSV (`--format csv`, docs/cli.md) as a measurement file: one row per line under
+// the header
 //
 //   collective,algorithm,protocol,channels,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps
 //

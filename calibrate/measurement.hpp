@@ -37,7 +37,7 @@ class MeasurementError : public Error {
 enum class MeasurementFormat {
   kNcclTests,     // current nccl-tests table: root column, "#wrong" columns
   kNcclTestsOld,  // older table: no root column, "error" columns (max relative error)
-  kCollsimCsv,    // collsim's CSV (CLI.md `--format csv` header)
+  kCollsimCsv,    // collsim's CSV (docs/cli.md `--format csv` header)
 };
 std::string_view to_string(MeasurementFormat f);
 
@@ -55,7 +55,7 @@ enum class RanksSource {
 std::string_view to_string(RanksSource s);
 
 struct MeasurementRow {
-  std::uint64_t bytes = 0;            // the "size" column: what algbw divides (nccl_model.md §3)
+  std::uint64_t bytes = 0;            // "size" column, algbw's numerator (docs/nccl-model.md §3)
   std::uint64_t count = 0;            // elements, per rank-block for AllGather-like collectives
   std::string dtype;                  // as printed: "float", "bfloat16", "int8", ...
   std::optional<DataType> data_type;  // when collsim has that type (not for int8, fp8, ...)

@@ -38,7 +38,7 @@
 //   launcher or the program; a curator's prose that merely names the program does not.
 // - Checks: algbw = size / time within the printed digits; size = count x element size (x ranks
 //   for AllGather, ReduceScatter, AllToAll, Gather, Scatter); busbw = algbw x the nccl-tests
-//   factor (nccl_model.md §3) within the printed digits. A row failing one is an error (wrong
+//   factor (docs/nccl-model.md §3) within the printed digits. A row failing one is an error (wrong
 //   units, a corrupted or hand-edited row). A rank count the file does not state is inferred from
 //   those identities when exactly one fits every row of the run. Results that failed nccl-tests'
 //   own validation (#wrong > 0, out-of-bounds values) or a "# Avg bus bandwidth" that does not

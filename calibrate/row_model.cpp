@@ -16,7 +16,7 @@ namespace collsim {
 namespace {
 
 // The constant set collsim carries nearest to the file's NCCL: 2.22 up to 2.26, 2.30 from 2.27
-// (nccl_model.md names what changed between them); 2.30 when the file does not say.
+// (docs/nccl-model.md names what changed between them); 2.30 when the file does not say.
 NcclVersion nccl_version_of(const MeasurementFile& f) {
   int major = 0, minor = 0;
   const std::string& v = f.nccl_version;

@@ -1,14 +1,15 @@
 // `collsim bench --backend B --op OP [-b MIN] [-e MAX] [-f FACTOR] [--ranks N] [--algo A]
 //  [--format F] [-w W] [-n N] [-c 0|1] [-o FILE] [--trace FILE]`: runs the schedules on real
-// hardware and prints what was measured, as nccl-tests prints it (CLI.md). Backends: cpu (threads
-// in this process), mpi (one rank per process: `mpirun -np 4 collsim bench --backend mpi ...`),
-// cuda, nccl, and nccl-native (NCCL's own collective for the same request, the reference).
+// hardware and prints what was measured, as nccl-tests prints it (docs/cli.md). Backends: cpu
+// (threads in this process), mpi (one rank per process:
+// `mpirun -np 4 collsim bench --backend mpi ...`), cuda, nccl, and nccl-native (NCCL's own
+// collective for the same request, the reference).
 //
 // The table is nccl-tests' out-of-place half (collsim's schedules read an input and write an
 // output; they have no in-place form), opening with "# Collective test starting: <op>" and a
 // "### ALGO=... PROTO=... GPUS=n" label, so that calibrate/nccl_tests_reader.hpp reads it like
 // any nccl-tests log, with the algorithm, protocol and rank count of every row. `--format csv`
-// prints CLI.md's CSV columns, `json` the same rows plus "wrong". The exit status is 1 when an
+// prints docs/cli.md's CSV columns, `json` the same rows plus "wrong". The exit status is 1 when an
 // element was wrong (like nccl-tests' "Out of bounds values ... FAILED").
 #include <fmt/format.h>
 

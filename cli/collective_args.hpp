@@ -1,6 +1,6 @@
 // What `predict`, `trace`, `sweep` and `compare` share: the options that name one collective on
 // one cluster, and turning them into a topology, a request and the allowed algorithm x protocol
-// choices (CLI.md).
+// choices (docs/cli.md).
 //
 //   CollectiveArgs a;                 // filled by add_collective_options(cmd, a)
 //   Prepared p = prepare(a);          // RequestError for bad names, sizes, combinations
@@ -9,8 +9,8 @@
 //
 // --algo and --proto default to auto and take NCCL_ALGO / NCCL_PROTO-style lists too
 // (algorithms/selection.hpp); --channels defaults to the runtime channel count NCCL would use on
-// this cluster (twice its ring search's channels, 24 on a DGX-H100; nccl_model.md §1.7). Cost
-// parameters are resolved once, when the cluster is loaded: the NCCL-sourced defaults of its GPU
+// this cluster (twice its ring search's channels, 24 on a DGX-H100; docs/nccl-model.md §1.7).
+// Cost parameters are resolved once per command: the NCCL-sourced defaults of the cluster's GPU
 // architecture, the config's `costs:` and every --costs overlay (simulator/cost_params.hpp).
 #pragma once
 

@@ -1,9 +1,9 @@
 // `collsim compare CONFIG --op OP [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //  [--channels N] [--model M] [--nccl-*] [--format table|csv|json] [--plot FILE.svg|png]`:
-// every applicable algorithm x protocol across a size sweep (CLI.md). The table gives the time
+// every applicable algorithm x protocol across a size sweep (docs/cli.md). The table gives the time
 // of each at each size, the best marked with '*', what NCCL's tuning model would pick, and
 // names the size ranges over which each wins and the crossovers between them. `--algo` /
-// `--proto` lists (NCCL_ALGO syntax) narrow the candidates. CSV: CLI.md's columns, one row per
+// `--proto` lists (NCCL_ALGO syntax) narrow the candidates. CSV: docs/cli.md's columns, one row per
 // size and candidate; JSON: the same rows with "best", plus "ranges" and "crossovers".
 #include <fmt/format.h>
 

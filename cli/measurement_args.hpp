@@ -1,5 +1,5 @@
 // The options `calibrate` and `validate` share: the measurement files and the size range of the
-// rows to use (CLI.md), read and filtered.
+// rows to use (docs/cli.md), read and filtered.
 //
 //   MeasurementArgs m;  add_measurement_options(cmd, m);
 //   std::vector<MeasurementFile> files = read_measurement_args(m);  // MeasurementError,

@@ -1,5 +1,5 @@
 // The options that say how a collective is costed and how `auto` is resolved, shared by
-// predict, sweep, compare and trace (CLI.md):
+// predict, sweep, compare and trace (docs/cli.md):
 //   --model sim|contention-free|alpha-beta|nccl   which model gives the times
 //   --select best|nccl                            the policy for --algo/--proto auto
 //   --nccl-version 2.22|2.30                      NCCL's constants (--model nccl, --select nccl)

@@ -1,4 +1,4 @@
-// One predicted row in CLI.md's column contract, and its CSV / JSON forms (predict, sweep,
+// One predicted row in docs/cli.md's column contract, and its CSV / JSON forms (predict, sweep,
 // compare):
 //
 //   collective,algorithm,protocol,channels,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps

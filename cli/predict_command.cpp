@@ -1,7 +1,7 @@
 // `collsim predict CONFIG --op OP --bytes SIZE [--algo A] [--proto P] [--channels N]
 //  [--model sim|contention-free|alpha-beta|nccl] [--select best|nccl] [--nccl-version V]
 //  [--nccl-graph G] [--nccl-tree-pattern T] [--nccl-cpu C] [--format table|csv|json]`:
-// how long one collective takes, in nccl-tests' vocabulary (CLI.md).
+// how long one collective takes, in nccl-tests' vocabulary (docs/cli.md).
 //   sim              discrete-event simulation, max-min sharing of links (the default)
 //   contention-free  the same simulation with links never shared (fast)
 //   alpha-beta       the closed forms of algorithms/estimate.hpp (no simulation)

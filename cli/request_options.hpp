@@ -1,4 +1,4 @@
-// The options every schedule-building command shares (CLI.md): CONFIG, --op, --bytes, --algo,
+// The options every schedule-building command shares (docs/cli.md): CONFIG, --op, --bytes, --algo,
 // --proto, --channels, --dtype, --redop, --root, --nodes, and how they become a Request.
 //
 //   auto opts = std::make_shared<RequestOptions>();

@@ -1,13 +1,13 @@
 // `collsim scale CONFIG --op OP --bytes SIZE --nodes LIST [--algo A] [--proto P] [--channels N]
 //  [--model M] [--nccl-*] [--costs F...] [--format table|csv|json] [--plot FILE.svg|png]`:
-// one collective of one size as a templated cluster grows (CLI.md). Each node count rebuilds
+// one collective of one size as a templated cluster grows (docs/cli.md). Each node count rebuilds
 // the cluster with that many nodes (the fabric grown as its config says, docs/config.md), and
 // every applicable algorithm x protocol is costed there: time, busbw, the fastest marked, what
 // NCCL's tuning model would pick, the node ranges each candidate wins and the crossovers
 // between them. --nodes takes a list (1,2,4,64) or a range a:b[:f] (a, a*f, a*f^2, ... up to
 // and including b; f defaults to 2). --channels left out follows NCCL's channel count at each
-// size of the cluster. CSV: a `nodes` column, then CLI.md's columns, one row per node count and
-// candidate; JSON: the same rows with "nodes" and "best", plus "ranges" and "crossovers".
+// size of the cluster. CSV: a `nodes` column, then docs/cli.md's columns, one row per node count
+// and candidate; JSON: the same rows with "nodes" and "best", plus "ranges" and "crossovers".
 #include <fmt/format.h>
 
 #include <charconv>

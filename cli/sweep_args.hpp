@@ -4,8 +4,8 @@
 //   SweepArgs s;  add_sweep_options(cmd, s);
 //   std::vector<std::uint64_t> counts = sweep_counts(s, prepared);   // nccl-tests' count column
 //
-// Sizes use CLI.md's SIZE syntax (8, 64K, 1MiB, 1GB). Errors (RequestError, exit 1): a size that
-// does not parse, -b 0 (the sweep would never grow), -b greater than -e, a size that is not a
+// Sizes use docs/cli.md's SIZE syntax (8, 64K, 1MiB, 1GB). Errors (RequestError, exit 1): a size
+// that does not parse, -b 0 (the sweep would never grow), -b greater than -e, a size that is not a
 // whole number of elements.
 #pragma once
 

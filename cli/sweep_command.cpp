@@ -1,8 +1,8 @@
 // `collsim sweep CONFIG --op OP [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //  [--channels N] [--model M] [--select best|nccl] [--nccl-*] [--format table|csv|json]`:
-// a size sweep, printed by default exactly like an nccl-tests table (CLI.md), so that it can be
-// put beside a real run (cli/nccl_tests_table.hpp says what differs and how it is marked).
-// `--format csv` prints CLI.md's columns, one row per size; `--format json` an object with the
+// a size sweep, printed by default exactly like an nccl-tests table (docs/cli.md), so that it can
+// be put beside a real run (cli/nccl_tests_table.hpp says what differs and how it is marked).
+// `--format csv` prints docs/cli.md's columns, one row per size; `--format json` an object with the
 // run's settings and a "rows" array of the same keys (plus "selected_by", "nccl_pick" and
 // "note" where --algo/--proto auto chose).
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 //  [--model sim|contention-free|alpha-beta|nccl] [--costs F...] [--nodes N] [--format
 //  table|csv|json]`: collsim's prediction against every measured row (nccl-tests logs
 // or `collsim bench` output), the signed error, and median / p90 / max absolute error per file and
-// overall (CLI.md fixes the JSON keys). Which algorithm and protocol a row is compared with:
+// overall (docs/cli.md fixes the JSON keys). Which algorithm and protocol a row is compared with:
 // calibrate/row_model.hpp (the file's NCCL_ALGO / NCCL_PROTO or label, else NCCL's own choice).
 // --model nccl gives NCCL's tuning-model time for NCCL's own pick instead, for comparison.
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
-// Default cost parameters. Sources (tags as in ../shared/reference):
-//   nccl_model.md §1.4 (per-channel caps), §1.5 (baseLat, hwLat), §1.7 (per-link bandwidths,
+// Default cost parameters. Sources (tags as in docs/theory.md §6 and docs/nccl-model.md §0):
+//   docs/nccl-model.md §1.4 (per-channel caps), §1.5 (baseLat, hwLat), §1.7 (per-link bandwidths,
 //   search speed arrays, runtime channel doubling), §2.3 (protocol line formats);
-//   theory.md §3.3-§3.4 (PCIe and IB efficiencies), NVIDIA datasheets for HBM bandwidth.
+//   docs/theory.md §3.3-§3.4 (PCIe and IB efficiencies), NVIDIA datasheets for HBM bandwidth.
 #include "simulator/cost_params.hpp"
 
 #include "topology/topology.hpp"
@@ -35,24 +35,24 @@ CostParams default_cost_params(int sm) {
   ProtocolCost& ll128 = c.protocol(Protocol::kLL128);
   ProtocolCost& simple = c.protocol(Protocol::kSimple);
 
-  // Payload efficiency from the line formats (nccl_model.md §2.3): LL 8 of 16 bytes, LL128 120
+  // Payload efficiency from the line formats (docs/nccl-model.md §2.3): LL 8 of 16 bytes, LL128 120
   // of 128 bytes, Simple all of it.
   ll.efficiency = 0.5;
   ll128.efficiency = 120.0 / 128.0;
   simple.efficiency = 1.0;
 
-  // Per-piece latency beyond the links. NCCL's Ring hwLat (nccl_model.md §1.5), µs, {LL, LL128,
-  // Simple}: NVLink {0.6, 1.9, 3.4}, PCI {1.0, 2.5, 5.7}, NET {2.7, 4.0, 14.0}. The preset link
-  // latencies already add up to the LL figure inside a node (0.3 + 0.3 µs over GPU->NVSwitch->
+  // Per-piece latency beyond the links. NCCL's Ring hwLat (docs/nccl-model.md §1.5), µs, {LL,
+  // LL128, Simple}: NVLink {0.6, 1.9, 3.4}, PCI {1.0, 2.5, 5.7}, NET {2.7, 4.0, 14.0}. The preset
+  // link latencies already add up to the LL figure inside a node (0.3 + 0.3 µs over GPU->NVSwitch->
   // GPU; 0.5 + 0.5 µs over PCIe), so a protocol adds its excess over LL there. Across the network
-  // the presets encode only the adapter-to-adapter 0.6 µs (theory.md §3.4), so the network class
-  // adds hwLat[NET] - 0.6 µs for every protocol.
+  // the presets encode only the adapter-to-adapter 0.6 µs (docs/theory.md §3.4), so the network
+  // class adds hwLat[NET] - 0.6 µs for every protocol.
   ll.hop_latency = {us(0.0), us(0.0), us(2.7 - 0.6)};
   ll128.hop_latency = {us(1.9 - 0.6), us(2.5 - 1.0), us(4.0 - 0.6)};
   simple.hop_latency = {us(3.4 - 0.6), us(5.7 - 1.0), us(14.0 - 0.6)};
 
   // One channel is one CTA. Caps per runtime channel; NCCL runs two CTAs per search channel
-  // (ncclTopoDupChannels, nccl_model.md §1.7), so each per-search-channel figure is halved:
+  // (ncclTopoDupChannels, docs/nccl-model.md §1.7), so each per-search-channel figure is halved:
   //  - LL: NCCL caps a whole single-node ring at llMaxBw (Ampere 87.7, Hopper 141.0, Blackwell
   //    282.0 GB/s, §1.4) and runs 24 channels on an 8-GPU NVSwitch node (12 search channels
   //    doubled, §1.7 "Channel xx/24"): 87.7/24, 141/24, 282/24 GB/s per channel.
@@ -74,11 +74,12 @@ CostParams default_cost_params(int sm) {
   // Usable fraction of line rate per link kind.
   //  - NVLink / NVSwitch / C2C: NCCL's per-link bandwidth over the 25 GB/s (NVLink3/4) or
   //    50 GB/s (NVLink5) line rate (topo.h, §1.7): sm80 20/25, sm90 20.6/25, sm100 40.1/50.
-  //    Measured: H100 p2p 376 of 450 GB/s (0.836, nccl#1264), H200 396 of 450 (theory.md §3.1).
+  //    Measured: H100 p2p 376 of 450 GB/s (0.836, nccl#1264), H200 396 of 450
+  //    (docs/theory.md §3.1).
   //  - PCIe: measured Gen5 x16 host<->device copies reach 55.4 of 63 GB/s (8xH200,
-  //    theory.md §3.3 [S9]): 0.879. (NCCL's own, more conservative figure is 48/63 = 0.762,
+  //    docs/theory.md §3.3 [S9]): 0.879. (NCCL's own, more conservative figure is 48/63 = 0.762,
   //    topo.cc; it would make a GPU's PCIe link narrower than its 400 Gb/s NIC.)
-  //  - IB / RoCE / Ethernet: RDMA write reaches 193.7 of 200 Gb/s (0.969, theory.md §3.4).
+  //  - IB / RoCE / Ethernet: RDMA write reaches 193.7 of 200 Gb/s (0.969, docs/theory.md §3.4).
   //  - SMP: the presets already give NCCL's inter-socket figure (SPR_QPI_BW 22 GB/s): 1.
   constexpr double kNvlEff[] = {20.0 / 25.0, 20.6 / 25.0, 40.1 / 50.0};
   auto set = [&](LinkKind k, double e) { c.link_efficiency[static_cast<int>(k)] = e; };

@@ -1,6 +1,6 @@
 // The simulator's cost parameters: what a protocol, a link kind and a GPU add to the topology's
-// raw links. Every default cites NCCL's own figures (../shared/reference/nccl_model.md) or a
-// measurement; a cluster YAML overrides any of them under a top-level `costs:` key.
+// raw links. Every default cites NCCL's own figures (docs/nccl-model.md) or a measurement; a
+// cluster YAML overrides any of them under a top-level `costs:` key.
 //
 //   CostParams c = default_cost_params(topo);            // by the cluster's GPU architecture
 //   c.protocol(Protocol::kSimple).channel_bandwidth;     // 30 GB/s per channel on Hopper
@@ -8,12 +8,13 @@
 //
 // How each parameter enters the simulation (simulate.hpp says where):
 //  - A piece of B payload bytes puts ceil(B / efficiency) bytes on the wire (LL: 8 data bytes
-//    per 16-byte line; LL128: 120 of 128 bytes; Simple: all; nccl_model.md §2.3, theory.md §2.2).
+//    per 16-byte line; LL128: 120 of 128 bytes; Simple: all; docs/nccl-model.md §2.3,
+//    docs/theory.md §2.2).
 //  - A link carries at most bandwidth x link_efficiency wire bytes per second: the fraction of
 //    line rate that data movement reaches. NVLink: NCCL's per-link figure over the line rate
 //    (topo.h: sm90 20.6 of 25 GB/s = 0.824; measured H100 p2p 376 of 450 GB/s, nccl#1264). This
-//    is the mechanism that puts 8xH100 ring busbw at ~370 GB/s rather than 450 (nccl_model.md §6
-//    anchor 1, "~20% protocol overhead").
+//    is the mechanism that puts 8xH100 ring busbw at ~370 GB/s rather than 450
+//    (docs/nccl-model.md §6 anchor 1, "~20% protocol overhead").
 //  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second.
 //  - Each piece pays its route's latency (the sum of the preset link latencies, which already
 //    encode NCCL's per-hop LL figure, see configs/dgx-h100.yaml) plus the protocol's

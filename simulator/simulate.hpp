@@ -17,7 +17,7 @@
 //    reduction delay (bytes / reduce_bandwidth), and the FIFO has a free slot; it reaches the
 //    receiver `latency` after its last byte leaves (cut-through: route latency + the protocol's
 //    per-hop excess). Latency therefore overlaps across pieces in flight, as LogGP has it
-//    (theory.md §1.5, §2.1); bandwidth does not.
+//    (docs/theory.md §1.5, §2.1); bandwidth does not.
 //  - A receiver consumes a piece when it acts on it (a recv at arrival; a fused op when it
 //    forwards it); the freed slot is visible to the sender one connection latency later.
 //  - Local copy and reduce ops occupy their channel for bytes / copy (reduce) bandwidth.

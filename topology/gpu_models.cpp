@@ -4,13 +4,13 @@ namespace collsim {
 
 namespace {
 
-// PCIe x16 per direction (theory.md §3.3 [S28]): Gen3 15.75 GB/s, Gen4 31.5 GB/s, Gen5 63 GB/s
+// PCIe x16 per direction (docs/theory.md §3.3 [S28]): Gen3 15.75 GB/s, Gen4 31.5 GB/s, Gen5 63 GB/s
 // (128b/130b encoding on 8/16/32 GT/s lanes).
 constexpr double kPcieGen3 = 15.75, kPcieGen4 = 31.5, kPcieGen5 = 63.0;
 
-// NVLink per port, per direction (theory.md §3.1): NVLink2/3/4 run 25 GB/s per link per direction,
-// NVLink5 50 GB/s. Port counts: V100 6, A100 12, H100/H200 18, B200/GB200 18 ([S25], [S25b],
-// [S25c], [S26]).
+// NVLink per port, per direction (docs/theory.md §3.1): NVLink2/3/4 run 25 GB/s per link per
+// direction, NVLink5 50 GB/s. Port counts: V100 6, A100 12, H100/H200 18, B200/GB200 18 ([S25],
+// [S25b], [S25c], [S26]).
 const std::vector<GpuModel>& catalogue() {
   static const std::vector<GpuModel> kModels = {
       {"V100-SXM2", 70, 6, GBps(25), GBps(kPcieGen3)},   // NVLink2, 300 GB/s bidir [S26]

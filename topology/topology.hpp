@@ -58,7 +58,7 @@ class Topology {
   NetworkKind network_kind() const { return network_kind_; }
   // PXN (NCCL >= 2.12, NCCL_PXN_DISABLE=0): a GPU sends to another node through the NIC on the
   // destination's rail, reaching it over NVLink through the GPU that owns that NIC, so that
-  // cross-rail traffic stays off the spines (theory.md §2.3 item 3, [S19]).
+  // cross-rail traffic stays off the spines (docs/theory.md §2.3 item 3, [S19]).
   bool pxn() const { return pxn_; }
   Routing routing() const { return routing_; }
   // How the templated form grew the fabric ("2 tiers: 4 leaves of 32 nodes, 4 spines"); empty

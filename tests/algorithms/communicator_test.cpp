@@ -61,7 +61,7 @@ TEST(Trees, BinaryTreesAreConsistentForEveryCount) {
   }
 }
 
-// nccl_model.md §2.2: with 8 nodes, tree0 0->4->{2,6}->{1,3,5,7} and tree1 the mirror.
+// docs/nccl-model.md §2.2: with 8 nodes, tree0 0->4->{2,6}->{1,3,5,7} and tree1 the mirror.
 TEST(Trees, EightNodesMatchNccl) {
   EXPECT_EQ(detail::btree(8, 0).children, std::vector<int>{4});
   EXPECT_EQ(detail::btree(8, 4).children, (std::vector<int>{2, 6}));

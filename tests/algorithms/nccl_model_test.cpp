@@ -1,5 +1,5 @@
 // NCCL's tuning model reproduces NCCL's own logged estimates and the reference figures of
-// ../shared/reference/nccl_model.md §1.9 and §1.10.
+// docs/nccl-model.md §1.9 and §1.10.
 #include "algorithms/nccl_model.hpp"
 
 #include <gtest/gtest.h>
@@ -59,7 +59,7 @@ NcclModel dgx_h100_head() {
   return NcclModel(in);
 }
 
-// nccl_model.md §1.10, DGX-H100 table (latency us / algorithm bandwidth GB/s, one decimal).
+// docs/nccl-model.md §1.10, DGX-H100 table (latency us / algorithm bandwidth GB/s, one decimal).
 TEST(NcclModel, ReproducesTheSingleNodeHeadFigures) {
   const NcclModel m = dgx_h100_head();
   struct Row {

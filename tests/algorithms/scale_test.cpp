@@ -1,4 +1,4 @@
-// The IR at scale (DESIGN.md "Scale"): a 1 GiB ring AllReduce on 8192 ranks x 16 channels is
+// The IR at scale (docs/design.md "Scale"): a 1 GiB ring AllReduce on 8192 ranks x 16 channels is
 // about 4.3e9 ops (2 slices per step), built in a few MiB because ops are computed on demand.
 #include <gtest/gtest.h>
 #include <malloc.h>

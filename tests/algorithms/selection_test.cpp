@@ -33,7 +33,7 @@ TEST(Selection, AutoAllowsEverything) {
 }
 
 TEST(Selection, OneCollsimNameIsThatAlgorithm) {
-  // "tree" alone is collsim's plain tree, not NCCL's Tree (CLI.md's ALGO names).
+  // "tree" alone is collsim's plain tree, not NCCL's Tree (docs/cli.md's ALGO names).
   const AlgoChoice c = parse_algo_choice("tree", "ll128");
   EXPECT_TRUE(c.fixed());
   EXPECT_EQ(c.algorithms, std::vector<std::string>{"tree"});
@@ -110,7 +110,7 @@ TEST(Selection, BestIsTheArgMinAndTiesKeepTheFirst) {
 }
 
 NcclModel dgx_h100() {
-  // NCCL 2.30 on a DGX H100 (nccl_model.md §1.10): ring/tree 12 x 30, NVLS 8 x 40/60.
+  // NCCL 2.30 on a DGX H100 (docs/nccl-model.md §1.10): ring/tree 12 x 30, NVLS 8 x 40/60.
   NcclModelInput in;
   in.sm = 90;
   in.nodes = 1;

@@ -45,7 +45,7 @@ TEST(Types, ElementSizes) {
   EXPECT_EQ(element_size(DataType::kU8), 1u);
 }
 
-// nccl_model.md §2.3: 8 slots; Simple 4 MiB / 8; LL 512 KiB / 8, half payload; LL128
+// docs/nccl-model.md §2.3: 8 slots; Simple 4 MiB / 8; LL 512 KiB / 8, half payload; LL128
 // 4915200 / 8 = 614400 with 120 of 128 bytes payload = 576000.
 TEST(Types, ProtocolGeometryFollowsNccl) {
   EXPECT_EQ(geometry(Protocol::kSimple).slots, 8);
@@ -75,7 +75,7 @@ TEST(Types, DefaultChunkingFollowsNccl) {
             576000u);
 }
 
-// CLI.md: --bytes is nccl-tests' size; per-rank blocks for AllGather, ReduceScatter, AllToAll.
+// docs/cli.md: --bytes is nccl-tests' size; per-rank blocks for AllGather, ReduceScatter, AllToAll.
 TEST(Types, SizesFollowNcclTests) {
   EXPECT_EQ(count_for_bytes(Collective::kAllReduce, MiB(1), DataType::kF32, 8), 262144u);
   EXPECT_EQ(count_for_bytes(Collective::kAllGather, MiB(1), DataType::kF32, 8), 32768u);

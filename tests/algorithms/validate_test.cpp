@@ -1,4 +1,4 @@
-// validate(): every user-facing message pinned (STYLE.md: "Pin every user-facing message").
+// validate(): every user-facing message pinned (docs/style.md: "Pin every user-facing message").
 #include "algorithms/validate.hpp"
 
 #include <gtest/gtest.h>

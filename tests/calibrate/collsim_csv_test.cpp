@@ -1,4 +1,4 @@
-// collsim's CSV (CLI.md) read as a measurement file, with the same checks as nccl-tests tables.
+// collsim's CSV (docs/cli.md) read as a measurement file, checked as nccl-tests tables are.
 #include <gtest/gtest.h>
 
 #include <string>

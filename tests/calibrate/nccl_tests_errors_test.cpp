@@ -1,4 +1,4 @@
-// Every malformed file in tests/data/nccl-tests-bad gives exactly this message (STYLE.md: pin
+// Every malformed file in tests/data/nccl-tests-bad gives exactly this message (docs/style.md: pin
 // every user-facing message). Each file was made by hand from a real one; its first line says how.
 #include <gtest/gtest.h>
 

@@ -201,7 +201,7 @@ TEST(NcclTestsNames, TypesAndFactors) {
   EXPECT_FALSE(data_type_of("uint32").has_value());
   EXPECT_EQ(reduce_op_of("avg"), ReduceOp::kAvg);
   EXPECT_FALSE(reduce_op_of("none").has_value());
-  // nccl_model.md §3.
+  // docs/nccl-model.md §3.
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::kAllReduce, 8), 1.75);
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::kReduceScatter, 4), 0.75);
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::kAllToAll, 2), 0.5);

@@ -1,5 +1,5 @@
 // `--model nccl` and `--select nccl` through the command line: the four estimates NCCL 2.22.3
-// logged in NVIDIA/nccl#1453 and the single-node HEAD figures of nccl_model.md §1.10.
+// logged in NVIDIA/nccl#1453 and the single-node HEAD figures of docs/nccl-model.md §1.10.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -76,7 +76,7 @@ double nccl_time(const std::string& op, const std::string& algo, const std::stri
   return nlohmann::json::parse(r.out)["time_us"].get<double>();
 }
 
-// nccl_model.md §1.10, DGX-H100 with NCCL 2.30 constants: latency (us) from a 0-cost size and
+// docs/nccl-model.md §1.10, DGX-H100 with NCCL 2.30 constants: latency (us) from a 0-cost size and
 // algorithm bandwidth (GB/s) from the slope between 1 GiB and 2 GiB; one decimal as printed there.
 TEST(NcclModelCli, SingleNodeHeadFigures) {
   struct Row {

@@ -1,5 +1,5 @@
 // Every mistake a user can make on the command of sweep, compare, predict and trace: one line on
-// stderr and exit status 1 (CLI.md); usage errors (unknown option, out-of-range value) exit 2
+// stderr and exit status 1 (docs/cli.md); usage errors (unknown option, out-of-range value) exit 2
 // with the command's help.
 #include <gtest/gtest.h>
 

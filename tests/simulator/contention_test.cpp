@@ -103,8 +103,8 @@ TEST(Contention, IncastIntoOneNic) {
 // 2 nodes x 2 GPUs: NVSwitch at 400 GB/s inside a node, one 50 GB/s NIC per GPU. A 1-channel
 // ring 0 -> 1 -> 2 -> 3 -> 0 crosses the network twice (1 -> 2 and 3 -> 0); in the bandwidth-
 // bound steady state every step waits for the NIC hop, so T ≈ 2(p-1)/p x n / 50 GB/s
-// = 1.5 n / 50 GB/s (flat ring, theory.md §3.8: one NIC per ring). ring2d instead reduces inside
-// the node first and sends only n/g = n/2 through each GPU's own NIC, both rails at once:
+// = 1.5 n / 50 GB/s (flat ring, docs/theory.md §3.8: one NIC per ring). ring2d instead reduces
+// inside the node first and sends only n/g = n/2 through each GPU's own NIC, both rails at once:
 // 2(N-1)/N x n/g = n/2 per NIC, so T ≈ n/2 / 50 GB/s plus two NVSwitch phases of
 // (g-1)/g x n / 400 GB/s each. The pipeline fill adds at most 2(p-1) piece times.
 TEST(Contention, TwoNodeRingLimitedByNicAndRing2dByLess) {

@@ -2,9 +2,9 @@
 // calibrated ones (docs/calibration.md), and the max-min network: large messages must stay
 // within the physical limit and land near what NCCL measures; tiny ones cost a few to tens of
 // microseconds. The reasoning behind the bounds:
-//  - busbw cannot exceed the per-GPU NVLink bandwidth, 450 GB/s (theory.md §3.8); with NVLink's
-//    usable fraction 20.6/25 the links carry at most 370.8 GB/s, measured 365-370 GB/s
-//    (nccl_model.md §6 anchor 1). We ask for 300-371 GB/s at 1 GiB with 24 channels.
+//  - busbw cannot exceed the per-GPU NVLink bandwidth, 450 GB/s (docs/theory.md §3.8); with
+//    NVLink's usable fraction 20.6/25 the links carry at most 370.8 GB/s, measured 365-370 GB/s
+//    (docs/nccl-model.md §6 anchor 1). We ask for 300-371 GB/s at 1 GiB with 24 channels.
 //  - The floor: launch (NCCL baseLat: LL 6.6, LL128 14, Simple 8.4 µs) plus 2(p-1) = 14 steps of
 //    one hop each (0.6 µs of links + the protocol's excess: 0, 1.3, 2.8 µs): 15.0, 40.6 and
 //    56.0 µs, NCCL's own model figures (§6 anchor 9); the 8-byte payload adds picoseconds.

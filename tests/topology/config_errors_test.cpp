@@ -1,5 +1,5 @@
 // Every malformed config in tests/data/configs/bad gives exactly this message: file:line:col,
-// the key path, and what was expected (STYLE.md: pin every user-facing message).
+// the key path, and what was expected (docs/style.md: pin every user-facing message).
 #include <gtest/gtest.h>
 
 #include <string>
