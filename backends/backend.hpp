@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/schedule.hpp"
 #include "topology/units.hpp"
 
 namespace collsim {

@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "algorithms/op.hpp"
+#include "algorithms/ir/op.hpp"
 
 namespace collsim {
 

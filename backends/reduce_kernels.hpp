@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 
 namespace collsim {
 

@@ -1,5 +1,5 @@
-// The layout is algorithms/trace_events.hpp's, the one simulated traces use; what is particular to
-// a measured run is only where flow ids come from (counted here, per connection, instead of
+// The layout is algorithms/ir/trace_events.hpp's, the one simulated traces use; what is particular
+// to a measured run is only where flow ids come from (counted here, per connection, instead of
 // assigned by the engine) and that times are wall-clock offsets from the traced run's start.
 #include "backends/trace_export.hpp"
 
@@ -10,7 +10,7 @@
 #include <ostream>
 #include <tuple>
 
-#include "algorithms/trace_events.hpp"
+#include "algorithms/ir/trace_events.hpp"
 
 namespace collsim {
 

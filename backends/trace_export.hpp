@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/schedule.hpp"
 #include "backends/backend.hpp"
 
 namespace collsim {

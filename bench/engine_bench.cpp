@@ -14,7 +14,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/builder.hpp"
 #include "topology/gpu_models.hpp"

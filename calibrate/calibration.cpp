@@ -8,7 +8,7 @@
 #include <ostream>
 #include <set>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "calibrate/least_squares.hpp"
 
 namespace collsim {

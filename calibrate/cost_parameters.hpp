@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 #include "simulator/cost_params.hpp"
 #include "topology/device.hpp"
 #include "topology/topology.hpp"

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {

@@ -1,5 +1,5 @@
 // nccl-tests' vocabulary mapped onto collsim's: program names, data type and reduction names,
-// (the busbw factors live with the collectives, algorithms/types.hpp).
+// (the busbw factors live with the collectives, algorithms/ir/types.hpp).
 //
 //   collective_of_program("all_gather");      // Collective::kAllGather ("all_gather_perf")
 //   nccl_tests_type_size("bfloat16");         // 2
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 
 namespace collsim {
 
@@ -35,7 +35,5 @@ std::optional<std::size_t> nccl_tests_type_size(std::string_view name);
 std::optional<DataType> data_type_of(std::string_view name);
 // collsim's ReduceOp for a reduction name; nullopt for "none" and operations collsim lacks.
 std::optional<ReduceOp> reduce_op_of(std::string_view name);
-
-
 
 }  // namespace collsim

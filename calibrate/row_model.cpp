@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <charconv>
 
-#include "algorithms/communicator.hpp"
-#include "algorithms/nccl_model.hpp"
-#include "algorithms/registry.hpp"
-#include "algorithms/selection.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/communicator.hpp"
+#include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/selection.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {

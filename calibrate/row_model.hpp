@@ -11,7 +11,8 @@
 //    and channels in collsim's terms: those run;
 //  - a "### ALGO=... PROTO=..." label or NCCL_ALGO / NCCL_PROTO in the file's environment narrows
 //    NCCL's choice, which is then made among what is left, as NCCL makes it;
-//  - otherwise NCCL's automatic choice (algorithms/selection.hpp, NCCL's tuning model for the
+//  - otherwise NCCL's automatic choice (algorithms/models/selection.hpp, NCCL's tuning model for
+//  the
 //    file's NCCL version: the constant set collsim carries nearest to it, 2.22 below 2.27, else
 //    2.30). When NCCL would run an algorithm collsim does not simulate (NVLS, CollNet, PAT), the
 //    best simulable one by NCCL's model stands in and the case says so (`substituted`).
@@ -25,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/request.hpp"
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/request.hpp"
+#include "algorithms/ir/schedule.hpp"
 #include "calibrate/measurement.hpp"
 #include "predict/predict.hpp"
 #include "simulator/cost_params.hpp"

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "backends/bench.hpp"
 #include "backends/registry.hpp"
 #include "backends/trace_export.hpp"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "algorithms/nccl_model.hpp"
+#include "algorithms/models/nccl_model.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 

@@ -8,18 +8,18 @@
 //   Choice c = ev.choose(p.request.count);
 //
 // --algo and --proto default to auto and take NCCL_ALGO / NCCL_PROTO-style lists too
-// (algorithms/selection.hpp); --channels defaults to the runtime channel count NCCL would use on
-// this cluster (twice its ring search's channels, 24 on a DGX-H100; docs/nccl-model.md §1.7).
-// Cost parameters are resolved once per command: the NCCL-sourced defaults of the cluster's GPU
-// architecture, the config's `costs:` and every --costs overlay (simulator/cost_params.hpp).
+// (algorithms/models/selection.hpp); --channels defaults to the runtime channel count NCCL would
+// use on this cluster (twice its ring search's channels, 24 on a DGX-H100; docs/nccl-model.md
+// §1.7). Cost parameters are resolved once per command: the NCCL-sourced defaults of the cluster's
+// GPU architecture, the config's `costs:` and every --costs overlay (simulator/cost_params.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
-#include "algorithms/registry.hpp"
-#include "algorithms/selection.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/models/selection.hpp"
 #include "cli/model_options.hpp"
 #include "cli/request_options.hpp"
 #include "predict/predictor.hpp"

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/communicator.hpp"
-#include "algorithms/nccl_model.hpp"
-#include "algorithms/selection.hpp"
+#include "algorithms/ir/communicator.hpp"
+#include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/selection.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {

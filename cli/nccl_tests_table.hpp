@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 
 namespace collsim {
 

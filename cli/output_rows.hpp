@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "algorithms/request.hpp"
-#include "algorithms/selection.hpp"
+#include "algorithms/ir/request.hpp"
+#include "algorithms/models/selection.hpp"
 #include "topology/units.hpp"
 
 namespace collsim {

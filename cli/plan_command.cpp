@@ -3,8 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include "algorithms/format.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/format.hpp"
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_options.hpp"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "algorithms/selection.hpp"
+#include "algorithms/models/selection.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {

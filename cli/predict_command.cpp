@@ -4,7 +4,7 @@
 // how long one collective takes, in nccl-tests' vocabulary (docs/cli.md).
 //   sim              discrete-event simulation, max-min sharing of links (the default)
 //   contention-free  the same simulation with links never shared (fast)
-//   alpha-beta       the closed forms of algorithms/estimate.hpp (no simulation)
+//   alpha-beta       the closed forms of algorithms/models/estimate.hpp (no simulation)
 //   nccl             NCCL's own tuning model (ring, dbtree and NCCL's NVLS/PAT/...)
 // With --algo/--proto auto the choice is made by --select (evaluator.hpp) and printed.
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "algorithms/communicator.hpp"
+#include "algorithms/ir/communicator.hpp"
 #include "cli/option_checks.hpp"
 #include "simulator/cost_params.hpp"
 #include "topology/error.hpp"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/request.hpp"
+#include "algorithms/ir/request.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {

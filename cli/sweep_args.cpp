@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "algorithms/request.hpp"
+#include "algorithms/ir/request.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/communicator.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/communicator.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
@@ -29,7 +29,7 @@ struct Input {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const collsim::Topology topo = collsim::load_topology("h100-16node-ib");
   Input in{data, size};
-  const std::vector<std::string> algorithms = {"ring", "tree", "dbtree", "ring2d",
+  const std::vector<std::string> algorithms = {"ring", "tree",   "dbtree",  "ring2d",
                                                "rhd",  "direct", "binomial"};
   collsim::Request r;
   r.collective = static_cast<collsim::Collective>(in.next(collsim::kCollectiveCount));

@@ -4,9 +4,9 @@
 
 #include <array>
 
-#include "algorithms/estimate.hpp"
-#include "algorithms/registry.hpp"
-#include "algorithms/selection.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/models/estimate.hpp"
+#include "algorithms/models/selection.hpp"
 #include "simulator/alpha_beta_cost.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/error.hpp"

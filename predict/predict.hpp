@@ -1,10 +1,11 @@
 // One request in, one time out: the single place collsim turns a collective into a predicted
 // time, whichever model gives it. The CLI, calibration and validation all call predict().
 //
-//   const Cluster c = load_cluster("dgx-h100");              // topology and resolved costs
+//   const Topology topo = load_topology("dgx-h100");
+//   const CostParams costs = cost_params(topo);              // resolved once
 //   Request r = ...;  r.algorithm = "ring";  r.protocol = Protocol::kSimple;
 //   std::string why;
-//   if (auto p = predict(r, c.topo, c.costs, Model::kMaxMin, {}, &why)) p->time.us();
+//   if (auto p = predict(r, topo, costs, Model::kMaxMin, {}, &why)) p->time.us();
 //
 // The models, from the most to the least detailed:
 //   kMaxMin          the discrete-event simulation, links shared max-min fairly between the
@@ -12,12 +13,13 @@
 //   kContentionFree  the same simulation with every link split evenly among the schedule's
 //                    channels and never shared otherwise: fast, and exactly what the closed
 //                    forms compute where they claim to be exact.
-//   kClosedForm      the α-β closed forms (algorithms/estimate.hpp): no schedule is simulated.
-//   kNccl            NCCL's own tuning model (algorithms/nccl_model.hpp), which knows NCCL's
-//                    algorithms only and uses NCCL's constants, never collsim's costs.
-// The first three read every cost from `costs` (the config's `costs:` block and its overlays,
-// resolved once by load_cluster); tests/predict/model_contract_test.cpp holds them to that and to
-// agreeing with each other where they should.
+//   kClosedForm      the α-β closed forms (algorithms/models/estimate.hpp): nothing is
+//                    simulated.
+//   kNccl            NCCL's own tuning model (algorithms/models/nccl_model.hpp), which knows
+//                    NCCL's algorithms only and uses NCCL's constants, never collsim's costs.
+// The first three read every cost from `costs` (the GPU's defaults under the config's `costs:`
+// block and its overlays, resolved once per command); tests/predict/model_contract_test.cpp
+// holds them to that and to agreeing with each other where they should.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +28,9 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/nccl_model.hpp"
-#include "algorithms/request.hpp"
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/request.hpp"
+#include "algorithms/ir/schedule.hpp"
+#include "algorithms/models/nccl_model.hpp"
 #include "simulator/cost_params.hpp"
 #include "simulator/simulate.hpp"
 #include "simulator/trace.hpp"

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/nccl_model.hpp"
-#include "algorithms/selection.hpp"
+#include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/selection.hpp"
 #include "predict/predict.hpp"
 
 namespace collsim {

@@ -1,4 +1,4 @@
-// The α-β parameters of a cluster for the closed forms (algorithms/estimate.hpp): what
+// The α-β parameters of a cluster for the closed forms (algorithms/models/estimate.hpp): what
 // `collsim predict --model alpha-beta` uses.
 //
 //   AlphaBetaCost c = alpha_beta_cost(topo, comm, default_cost_params(topo), Protocol::kSimple,
@@ -13,8 +13,8 @@
 // of the two levels (the slowest hop paces a ring), hierarchical ones (ring2d, dbtree) use both.
 #pragma once
 
-#include "algorithms/communicator.hpp"
-#include "algorithms/estimate.hpp"
+#include "algorithms/ir/communicator.hpp"
+#include "algorithms/models/estimate.hpp"
 #include "simulator/cost_params.hpp"
 #include "topology/topology.hpp"
 

@@ -27,7 +27,7 @@
 
 #include <array>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 #include "topology/device.hpp"
 #include "topology/units.hpp"
 

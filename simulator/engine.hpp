@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/schedule.hpp"
 #include "simulator/cost_params.hpp"
 #include "simulator/event_queue.hpp"
 #include "simulator/network.hpp"

@@ -2,12 +2,12 @@
 // goes and which link is the bottleneck.
 //
 //   Topology topo = load_topology("dgx-h100");
-//   Schedule s = plan(request);                           // algorithms/registry.hpp
+//   Schedule s = plan(request);                           // algorithms/generators/registry.hpp
 //   SimOptions o;                                         // max-min network, NCCL-like costs
 //   Result r = simulate(s, topo, o);
 //   r.total.us();  r.links[r.bottleneck].busy_fraction;  r.events;
 //
-// Execution follows the IR contract of algorithms/schedule.hpp unchanged: every (rank, channel)
+// Execution follows the IR contract of algorithms/ir/schedule.hpp unchanged: every (rank, channel)
 // runs its ops in order, channels run concurrently, dependencies are honoured, and every send is
 // cut into pieces of one FIFO slot that flow through the connection's bounded FIFO (a sender
 // stalls while `slots` of its pieces are unconsumed). The timing model on top of it:
@@ -25,7 +25,7 @@
 //      kContentionFree: a piece streams at its route's bottleneck rate (link bandwidth x
 //        link_efficiency, wire bytes), capped by the channel's bandwidth; links are never shared.
 //        The fast path, and exactly the α-β closed forms on a uniform topology
-//        (algorithms/estimate.hpp).
+//        (algorithms/models/estimate.hpp).
 //      kMaxMin: pieces in flight are flows; flows crossing a directed link share it max-min
 //        fairly (each also capped by its channel), rates recomputed when a flow starts or ends
 //        (flow_network.hpp). NIC injection, NVSwitch ports, PCIe switches and fat-tree uplinks
@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/schedule.hpp"
 #include "simulator/cost_params.hpp"
 #include "topology/topology.hpp"
 

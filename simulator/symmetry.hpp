@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/schedule.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::detail {

@@ -1,5 +1,5 @@
 // Writes the Trace Event Format by hand, streaming (a DOM of a large trace would need several
-// times its size in memory): the rank and op layout through algorithms/trace_events.hpp, shared
+// times its size in memory): the rank and op layout through algorithms/ir/trace_events.hpp, shared
 // with measured traces, and the link counters, which only a simulation has.
 #include "simulator/trace.hpp"
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
-#include "algorithms/trace_events.hpp"
+#include "algorithms/ir/schedule.hpp"
+#include "algorithms/ir/trace_events.hpp"
 #include "simulator/simulate.hpp"
 
 namespace collsim {

@@ -12,7 +12,7 @@
 
 #include <cstddef>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 
 namespace collsim {
 

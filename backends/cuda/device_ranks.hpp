@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
+#include "algorithms/ir/schedule.hpp"
 #include "backends/backend.hpp"
 
 namespace collsim {

@@ -6,7 +6,7 @@
 
 #include <nccl.h>
 
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 
 namespace collsim {
 

@@ -1,8 +1,8 @@
-#include "algorithms/communicator.hpp"
+#include "algorithms/ir/communicator.hpp"
 
 #include <gtest/gtest.h>
 
-#include "algorithms/generator.hpp"
+#include "algorithms/generators/generator.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {

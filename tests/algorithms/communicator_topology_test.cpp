@@ -1,8 +1,8 @@
 // Communicator::from_topology on a preset cluster.
 #include <gtest/gtest.h>
 
-#include "algorithms/communicator.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/communicator.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 

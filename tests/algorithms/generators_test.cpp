@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "algorithms/registry.hpp"
-#include "algorithms/schedule_builder.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/schedule_builder.hpp"
 
 namespace collsim {
 namespace {

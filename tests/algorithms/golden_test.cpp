@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "algorithms/format.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/format.hpp"
 
 namespace collsim {
 namespace {

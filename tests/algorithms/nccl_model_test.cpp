@@ -1,10 +1,10 @@
 // NCCL's tuning model reproduces NCCL's own logged estimates and the reference figures of
 // docs/nccl-model.md §1.9 and §1.10.
-#include "algorithms/nccl_model.hpp"
+#include "algorithms/models/nccl_model.hpp"
 
 #include <gtest/gtest.h>
 
-#include "algorithms/communicator.hpp"
+#include "algorithms/ir/communicator.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 
@@ -163,7 +163,7 @@ TEST(NcclModel, GraphsFromTopologyMatchNcclLogs) {
   const NcclModelInput a100 = graphs("dgx-a100");  // 24 runtime channels (nccl-tests#100)
   EXPECT_EQ(a100.ring->channels, 12);
   EXPECT_EQ(a100.ring->bw_intra, 20.0);
-  EXPECT_FALSE(a100.nvls.has_value());  // no NVLS before Hopper
+  EXPECT_FALSE(a100.nvls.has_value());                   // no NVLS before Hopper
   const NcclModelInput multi = graphs("h100-2node-ib");  // one channel per 400G NIC
   EXPECT_EQ(multi.ring->channels, 8);
   EXPECT_EQ(multi.ring->bw_inter, 48.0);

@@ -1,4 +1,4 @@
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 
 namespace collsim {
 namespace {

@@ -1,6 +1,6 @@
 // Automatic selection: what --algo/--proto allow (NCCL_ALGO / NCCL_PROTO syntax), the two
 // policies, and the crossover sentences.
-#include "algorithms/selection.hpp"
+#include "algorithms/models/selection.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "algorithms/types.hpp"
+#include "algorithms/ir/types.hpp"
 
 #include <gtest/gtest.h>
 
-#include "algorithms/request.hpp"
+#include "algorithms/ir/request.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {

@@ -1,9 +1,9 @@
 // validate(): every user-facing message pinned (docs/style.md: "Pin every user-facing message").
-#include "algorithms/validate.hpp"
+#include "algorithms/ir/validate.hpp"
 
 #include <gtest/gtest.h>
 
-#include "algorithms/schedule_builder.hpp"
+#include "algorithms/ir/schedule_builder.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {

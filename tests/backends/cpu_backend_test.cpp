@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "algorithms/registry.hpp"
-#include "algorithms/schedule_builder.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/schedule_builder.hpp"
 #include "backends/registry.hpp"
 #include "backends/verifier.hpp"
 #include "topology/error.hpp"

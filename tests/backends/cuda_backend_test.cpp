@@ -13,8 +13,8 @@
 
 #include <memory>
 
-#include "algorithms/registry.hpp"
-#include "algorithms/schedule_builder.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/schedule_builder.hpp"
 #include "backends/bench.hpp"
 #include "backends/cpu_backend.hpp"
 #include "backends/verifier.hpp"

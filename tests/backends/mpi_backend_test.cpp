@@ -15,8 +15,8 @@
 
 #include <iostream>
 
-#include "algorithms/registry.hpp"
-#include "algorithms/schedule_builder.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/schedule_builder.hpp"
 #include "backends/bench.hpp"
 #include "backends/cpu_backend.hpp"
 #include "backends/mpi/mpi_world.hpp"

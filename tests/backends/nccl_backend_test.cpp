@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "backends/bench.hpp"
 #include "backends/cpu_backend.hpp"
 #include "backends/verifier.hpp"

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "backends/cpu_backend.hpp"
 #include "backends/verifier.hpp"
 

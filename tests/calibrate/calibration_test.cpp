@@ -9,8 +9,8 @@
 #include <random>
 #include <sstream>
 
-#include "algorithms/communicator.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/ir/communicator.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/loader.hpp"
 

@@ -16,8 +16,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "algorithms/nccl_model.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/models/nccl_model.hpp"
 #include "calibrate/row_model.hpp"
 #include "predict/predict.hpp"
 #include "topology/loader.hpp"

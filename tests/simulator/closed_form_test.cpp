@@ -1,4 +1,4 @@
-// The simulator against the α-β closed forms (algorithms/estimate.hpp) on a uniform cluster:
+// The simulator against the α-β closed forms (algorithms/models/estimate.hpp) on a uniform cluster:
 // p GPUs on one NVSwitch, every cable 100 GB/s and 0.3 µs per direction, so every transfer
 // crosses two links: α = 0.6 µs, B = 100 GB/s. No contention is possible (each rank pushes one
 // piece at a time, and no two ranks send to the same receiver at once in these schedules), so
@@ -23,7 +23,7 @@
 //    n/4, ... each α + τ + γ, then lg p doubling exchanges ... n/4, n/2 each α + τ.
 #include <gtest/gtest.h>
 
-#include "algorithms/estimate.hpp"
+#include "algorithms/models/estimate.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/simulate.hpp"
 

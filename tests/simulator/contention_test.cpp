@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "algorithms/schedule_builder.hpp"
+#include "algorithms/ir/schedule_builder.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/gpu_models.hpp"

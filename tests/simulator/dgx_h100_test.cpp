@@ -10,7 +10,7 @@
 //    56.0 µs, NCCL's own model figures (§6 anchor 9); the 8-byte payload adds picoseconds.
 #include <gtest/gtest.h>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/loader.hpp"
 

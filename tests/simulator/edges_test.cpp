@@ -7,8 +7,8 @@
 
 #include <cmath>
 
-#include "algorithms/estimate.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
+#include "algorithms/models/estimate.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/loader.hpp"
 

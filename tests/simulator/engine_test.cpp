@@ -2,7 +2,7 @@
 // the stuck ranks and ops (never a hang), dependencies are honoured, runs are deterministic.
 #include <gtest/gtest.h>
 
-#include "algorithms/schedule_builder.hpp"
+#include "algorithms/ir/schedule_builder.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/error.hpp"

@@ -1,7 +1,7 @@
 // Small hand-built clusters and requests shared by the simulator tests.
 #pragma once
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "simulator/cost_params.hpp"
 #include "topology/builder.hpp"
 #include "topology/topology.hpp"

@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/generators/registry.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/loader.hpp"
 

@@ -1,0 +1,84 @@
+// `direct`: every pair talks directly (docs/theory.md §1.2: pairwise exchange, (p-1)α + (p-1)/p·nβ
+// for AllToAll; linear Gather/Scatter, (p-1)α + (p-1)/p·nβ with the root's link the bottleneck;
+// NCCL runs AllToAll, Gather and Scatter the same way, as p2p send/recv pairs,
+// `src/enqueue.cc`, docs/nccl-model.md §1.1 item 4).
+//  AllToAll, AllGather: in round s = 1..p-1 rank r sends to r+s and receives from r-s
+//    (MPICH's (rank ± i) pairing), the two advancing piece by piece, so no pair ever waits on
+//    full FIFOs in both directions; the own block is a local copy.
+//  Gather / Scatter: the root receives from / sends to every other rank in turn (rank root+1
+//    first).
+//  SendRecv: rank r sends its input to r+1 and receives r-1's into its output (a ring shift,
+//    as nccl-tests' sendrecv test does).
+#include "algorithms/generators/group_source.hpp"
+
+namespace collsim::detail {
+
+namespace {
+
+class DirectSource final : public GroupSource {
+ public:
+  using GroupSource::GroupSource;
+
+  void groups(int r, int c, std::vector<Group>& out) const override {
+    const Span span = channel_span(c);
+    if (span.length == 0) return;
+    const std::uint64_t len = bytes(span.length);
+    auto at = [&](int block) { return bytes(block * req_.count + span.offset); };
+    const std::uint64_t own = bytes(span.offset);
+    const std::uint64_t piece = piece_bytes();
+    switch (req_.collective) {
+      case Collective::kAllToAll:
+      case Collective::kAllGather: {
+        const bool a2a = req_.collective == Collective::kAllToAll;
+        out.push_back(whole({ops::copy(ops::in(a2a ? at(r) : own), ops::out(at(r)), len)}));
+        for (int s = 1; s < n_; ++s) {
+          const int to = (r + s) % n_;
+          const int from = (r - s + n_) % n_;
+          out.push_back(pipeline({ops::send(to, ops::in(a2a ? at(to) : own), len),
+                                  ops::recv(from, ops::out(at(from)), len)},
+                                 piece));
+        }
+        break;
+      }
+      case Collective::kGather:
+        if (r != req_.root) {
+          out.push_back(pipeline({ops::send(req_.root, ops::in(own), len)}, piece));
+          break;
+        }
+        out.push_back(whole({ops::copy(ops::in(own), ops::out(at(r)), len)}));
+        for (int s = 1; s < n_; ++s) {
+          const int from = (r + s) % n_;
+          out.push_back(pipeline({ops::recv(from, ops::out(at(from)), len)}, piece));
+        }
+        break;
+      case Collective::kScatter:
+        if (r != req_.root) {
+          out.push_back(pipeline({ops::recv(req_.root, ops::out(own), len)}, piece));
+          break;
+        }
+        for (int s = 1; s < n_; ++s) {
+          const int to = (r + s) % n_;
+          out.push_back(pipeline({ops::send(to, ops::in(at(to)), len)}, piece));
+        }
+        out.push_back(whole({ops::copy(ops::in(at(r)), ops::out(own), len)}));
+        break;
+      default:  // SendRecv
+        if (n_ == 1) {
+          out.push_back(whole({ops::copy(ops::in(own), ops::out(own), len)}));
+          break;
+        }
+        out.push_back(pipeline({ops::send((r + 1) % n_, ops::in(own), len),
+                                ops::recv((r - 1 + n_) % n_, ops::out(own), len)},
+                               piece));
+        break;
+    }
+  }
+};
+
+}  // namespace
+
+Schedule make_direct(const Request& r) {
+  return Schedule(make_info(r, r.channels), std::make_shared<DirectSource>(r));
+}
+
+}  // namespace collsim::detail

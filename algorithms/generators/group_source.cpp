@@ -1,0 +1,104 @@
+#include "algorithms/generators/group_source.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace collsim::detail {
+
+namespace {
+
+class GroupStream final : public OpStream {
+ public:
+  GroupStream(const GroupSource& src, int rank, int channel) {
+    src.groups(rank, channel, groups_);
+    for (const Group& g : groups_) size_ += g.size();
+    skip_empty();
+    load();
+  }
+  std::uint64_t size() const override { return size_; }
+  const Op& op() const override { return op_; }
+  std::uint64_t index() const override { return index_; }
+  void next() override {
+    ++index_;
+    ++within_;
+    skip_empty();
+    load();
+  }
+
+ private:
+  void skip_empty() {
+    while (group_ < groups_.size() && within_ >= groups_[group_].size()) {
+      ++group_;
+      within_ = 0;
+    }
+  }
+  void load() {
+    if (index_ < size_) op_ = groups_[group_].op(within_);
+  }
+  std::vector<Group> groups_;
+  std::uint64_t size_ = 0;
+  std::uint64_t index_ = 0;
+  std::size_t group_ = 0;
+  std::uint64_t within_ = 0;
+  Op op_;
+};
+
+}  // namespace
+
+Op Group::op(std::uint64_t i) const {
+  const std::uint64_t k = i / ops.size();
+  Op o = ops[i % ops.size()];
+  if (pieces == 1) return o;
+  const std::uint64_t start = std::min(k * piece, o.bytes);
+  o.src.offset += start;
+  o.dst.offset += start;
+  o.bytes = std::min(piece, o.bytes - start);
+  return o;
+}
+
+Group pipeline(std::vector<Op> templates, std::uint64_t piece) {
+  assert(piece > 0);
+  std::uint64_t largest = 0;
+  for (const Op& o : templates) largest = std::max(largest, o.bytes);
+  Group g;
+  g.ops = std::move(templates);
+  g.piece = piece;
+  g.pieces = std::max<std::uint64_t>(1, ceil_div(largest, piece));
+  return g;
+}
+
+Group whole(std::vector<Op> templates) {
+  Group g;
+  g.ops = std::move(templates);
+  return g;
+}
+
+std::uint64_t GroupSource::op_count(int rank, int channel) const {
+  std::vector<Group> gs;
+  groups(rank, channel, gs);
+  std::uint64_t n = 0;
+  for (const Group& g : gs) n += g.size();
+  return n;
+}
+
+Op GroupSource::op(int rank, int channel, std::uint64_t index) const {
+  std::vector<Group> gs;
+  groups(rank, channel, gs);
+  for (const Group& g : gs) {
+    if (index < g.size()) return g.op(index);
+    index -= g.size();
+  }
+  assert(false && "op index out of range");
+  return {};
+}
+
+std::unique_ptr<OpStream> GroupSource::stream(int rank, int channel) const {
+  return std::make_unique<GroupStream>(*this, rank, channel);
+}
+
+std::uint64_t GroupSource::piece_bytes() const {
+  const std::uint64_t slice = chunking_.chunk_bytes / static_cast<std::uint64_t>(chunking_.slices);
+  return std::max(elem_, slice / elem_ * elem_);
+}
+
+}  // namespace collsim::detail

@@ -1,0 +1,62 @@
+// The algorithms collsim knows, what each implements, and plan(): request in, validated
+// schedule out.
+//
+//   for (const AlgorithmInfo& a : algorithms()) std::cout << a.name << ": " << a.description;
+//   Request r;  r.algorithm = "dbtree";  r.count = 1 << 20;  r.comm = Communicator::grid(4, 8);
+//   Schedule s = plan(r);        // RequestError for unknown names / unsupported pairs,
+//                                // ScheduleError if the generated schedule is invalid
+//
+// Every algorithm supports every protocol (the protocol sets the slot geometry and the default
+// chunking). `auto` is resolved by the selector before plan(); plan() rejects it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/ir/request.hpp"
+#include "algorithms/ir/schedule.hpp"
+#include "algorithms/ir/validate.hpp"
+#include "algorithms/models/estimate.hpp"
+
+namespace collsim {
+
+// The NCCL kernel family an algorithm's schedule belongs to: what its trace's kernel is named
+// after and, for rings, NCCL's step chunking of Simple (request.cpp).
+enum class Family { kRing, kTree, kOther };
+
+// Everything collsim knows of an algorithm, so that no code elsewhere compares its name.
+struct AlgorithmInfo {
+  std::string name;
+  std::string description;
+  std::vector<Collective> collectives;
+  std::vector<Protocol> protocols;
+  Schedule (*generate)(const Request&) = nullptr;
+  ClosedForm closed_form = nullptr;  // its α-β form (estimate.hpp)
+  Family family = Family::kOther;
+  // Costed per level by the closed forms: an intra-node and an inter-node hop (alpha_beta_cost).
+  bool hierarchical = false;
+
+  bool implements(Collective c) const;
+};
+
+// In the order `collsim list` prints them.
+const std::vector<AlgorithmInfo>& algorithms();
+// Throws RequestError for an unknown name (listing the known ones, with "did you mean").
+const AlgorithmInfo& find_algorithm(std::string_view name);
+// nullptr for a name collsim does not generate (NCCL's NVLS, PAT, ... or a typo).
+const AlgorithmInfo* find_algorithm_or_null(std::string_view name);
+// Names of the algorithms implementing `c`.
+std::vector<std::string> algorithms_for(Collective c);
+
+// Checks the request (RequestError: unknown or unsupported algorithm, channels < 1, root out of
+// range, count too large), generates the schedule and validates it (ScheduleError).
+Schedule plan(const Request& r, const ValidateOptions& validation = {});
+// The same without validation (for benchmarks and for tests of the validator itself).
+Schedule generate(const Request& r);
+
+// The `collsim list` matrix: one row per algorithm, one column per collective, each cell the
+// protocols supported ("ll ll128 simple") or "-". With `only`, just that collective's column.
+std::string format_algorithm_matrix(std::optional<Collective> only = std::nullopt);
+
+}  // namespace collsim

@@ -1,0 +1,97 @@
+#include "algorithms/generators/tree_source.hpp"
+
+namespace collsim::detail {
+
+PipelinedTreeSource::PipelinedTreeSource(const Request& r, int trees)
+    : GroupSource(r), trees_(trees), parts_(r.collective == Collective::kAllReduce ? 2 : 1) {}
+
+std::uint64_t PipelinedTreeSource::scratch_elems(int /*rank*/) const {
+  return req_.collective == Collective::kBroadcast ? 0 : req_.count;
+}
+
+Span PipelinedTreeSource::region(int c, int t) const {
+  const Span ch = channel_span(c);
+  const Span part = split(ch.length, trees_, t);
+  return {ch.offset + part.offset, part.length};
+}
+
+std::vector<Op> PipelinedTreeSource::reduce_templates(int rank, const TreeLinks& l,
+                                                      std::uint64_t off, std::uint64_t len) const {
+  const bool is_root = l.parent < 0;
+  const std::size_t m = l.children.size();
+  if (m == 0) {
+    if (is_root) return {ops::copy(ops::in(off), ops::out(off), len)};
+    return {ops::send(l.parent, ops::in(off), len)};
+  }
+  if (m == 1 && !is_root)
+    return {ops::recv_reduce_send(l.children[0], l.parent, ops::in(off), len)};
+  (void)rank;
+  const BufferRef acc = is_root ? ops::out(off) : ops::scratch(off);
+  std::vector<Op> t;
+  t.push_back(ops::recv_reduce_copy(l.children[0], ops::in(off), acc, len, is_root && m == 1));
+  for (std::size_t k = 1; k < m; ++k) {
+    const bool last = k + 1 == m;
+    if (last && !is_root) {
+      t.push_back(ops::recv_reduce_send(l.children[k], l.parent, acc, len));
+    } else {
+      t.push_back(ops::recv_reduce(l.children[k], acc, len, is_root && last));
+    }
+  }
+  return t;
+}
+
+std::vector<Op> PipelinedTreeSource::broadcast_templates(int /*rank*/, const TreeLinks& l,
+                                                         std::uint64_t off,
+                                                         std::uint64_t len) const {
+  const bool bcast = req_.collective == Collective::kBroadcast;
+  std::vector<Op> t;
+  if (l.parent < 0) {
+    const BufferRef from = bcast ? ops::in(off) : ops::out(off);
+    for (int c : l.children) t.push_back(ops::send(c, from, len));
+    if (bcast) t.push_back(ops::copy(ops::in(off), ops::out(off), len));
+    return t;
+  }
+  if (l.children.empty()) return {ops::recv(l.parent, ops::out(off), len)};
+  t.push_back(ops::recv_copy_send(l.parent, l.children[0], ops::out(off), len));
+  for (std::size_t k = 1; k < l.children.size(); ++k) {
+    t.push_back(ops::send(l.children[k], ops::out(off), len));
+  }
+  return t;
+}
+
+void PipelinedTreeSource::groups(int rank, int channel, std::vector<Group>& out) const {
+  const int d = channel % parts_;
+  const int t = (channel / parts_) % trees_;
+  const int c = channel / (parts_ * trees_);
+  const Span reg = region(c, t);
+  if (reg.length == 0) return;
+  const TreeLinks l = links(rank, c, t);
+  const bool reducing = req_.collective != Collective::kBroadcast && d == 0;
+  std::vector<Op> tmpl = reducing
+                             ? reduce_templates(rank, l, bytes(reg.offset), bytes(reg.length))
+                             : broadcast_templates(rank, l, bytes(reg.offset), bytes(reg.length));
+  if (!tmpl.empty()) out.push_back(pipeline(std::move(tmpl), piece_bytes()));
+}
+
+std::vector<Dependency> PipelinedTreeSource::dependencies(int rank) const {
+  std::vector<Dependency> deps;
+  if (parts_ != 2) return deps;
+  for (int c = 0; c < channels_; ++c) {
+    for (int t = 0; t < trees_; ++t) {
+      if (root(c, t) != rank) continue;
+      const int up = (c * trees_ + t) * parts_;
+      std::vector<Group> ug, dg;
+      groups(rank, up, ug);
+      groups(rank, up + 1, dg);
+      if (ug.empty() || dg.empty()) continue;
+      const std::uint64_t u = ug[0].ops.size();
+      const std::uint64_t w = dg[0].ops.size();
+      for (std::uint64_t k = 0; k < dg[0].pieces; ++k) {
+        deps.push_back({up + 1, k * w, up, k * u + u - 1});
+      }
+    }
+  }
+  return deps;
+}
+
+}  // namespace collsim::detail

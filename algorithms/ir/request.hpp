@@ -1,0 +1,61 @@
+// What a user asks for: a collective of some size, run by a named algorithm over a communicator.
+//
+// `count` is nccl-tests' count column: the elements of the whole vector for AllReduce, Broadcast,
+// Reduce and SendRecv, and the elements of one rank's block for AllGather, ReduceScatter,
+// AllToAll, Gather and Scatter (whose buffers hold ranks x count elements). The CLI's byte sizes
+// (nccl-tests' size column; docs/cli.md) convert with count_for_bytes().
+//
+//   Request r;
+//   r.collective = Collective::kAllGather;
+//   r.algorithm = "ring";
+//   r.count = count_for_bytes(r.collective, MiB(64), DataType::kF32, 8);   // 2 Mi elements per
+//   rank r.comm = Communicator::grid(1, 8); Schedule s = plan(r); // registry.hpp
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "algorithms/ir/communicator.hpp"
+#include "algorithms/ir/types.hpp"
+#include "topology/units.hpp"
+
+namespace collsim {
+
+struct Request {
+  Collective collective = Collective::kAllReduce;
+  std::string algorithm = "ring";
+  Protocol protocol = Protocol::kSimple;
+  DataType dtype = DataType::kF32;
+  ReduceOp redop = ReduceOp::kSum;
+  std::uint64_t count = 0;        // elements; see above
+  int root = 0;                   // Broadcast, Reduce, Gather, Scatter
+  int channels = 1;               // NCCL channels (>= 1)
+  std::uint64_t chunk_bytes = 0;  // 0: the protocol's default (default_chunking)
+  int slices = 0;                 // slices per chunk; 0: default
+  Communicator comm = Communicator::flat(1);
+};
+
+// nccl-tests' size column -> count. `size` must be a multiple of the element size (RequestError
+// otherwise); for the blocked collectives the per-rank block is size / (ranks x element), rounded
+// down as nccl-tests does.
+std::uint64_t count_for_bytes(Collective c, Bytes size, DataType t, int ranks);
+
+// count -> nccl-tests' size column (count x element size, x ranks for the blocked collectives).
+Bytes request_bytes(const Request& r);
+
+// How data is cut for pipelining. A chunk is the unit an algorithm steps through (one ring step,
+// one tree level); a slice is the unit of one op, chunk / slices. NCCL defaults (docs/nccl-model.md
+// §2.3, `src/enqueue.cc` calcCollChunking, `src/include/collectives.h`): Ring + Simple AllReduce,
+// AllGather and ReduceScatter use chunkSteps 4 / sliceSteps 2, i.e. 2 MiB chunks in two 1 MiB
+// slices; everything else uses one slot's payload per chunk and one slice (Simple 512 KiB,
+// LL 32 KiB, LL128 576000 B). Sizes are rounded down to whole elements (at least one).
+struct Chunking {
+  std::uint64_t chunk_bytes = 0;
+  int slices = 1;
+};
+Chunking default_chunking(std::string_view algorithm, Collective c, Protocol p, DataType t);
+// The request's chunking: its overrides where set, the defaults otherwise.
+Chunking chunking(const Request& r);
+
+}  // namespace collsim

@@ -1,0 +1,140 @@
+// The schedule IR: per rank, concurrent channels; per channel, an ordered stream of ops.
+//
+// A Schedule is what every executor runs unchanged (the simulator, the CPU backend, later MPI,
+// CUDA and NCCL backends). Algorithms decide everything; executors only execute (docs/design.md,
+// "The Schedule IR"). A Schedule is cheap to copy (it shares an immutable OpSource) and thread-safe
+// to read.
+//
+//   Schedule s = plan(request);                          // registry.hpp; validated
+//   for (int r = 0; r < s.rank_count(); ++r)
+//     for (int c = 0; c < s.channel_count(); ++c)
+//       for (OpCursor k = s.cursor(r, c); !k.done(); k.next()) execute(r, c, k.index(), k.op());
+//
+// Scale. Ops are produced on demand: op(rank, channel, i) is computed arithmetically by the
+// algorithm (ring: O(1); tree-like: O(1); logarithmic algorithms: O(log p)), and a cursor walks
+// a stream keeping O(1)..O(p) state. A 1 GiB ring AllReduce on 8192 ranks x 16 channels (about
+// 4.3e9 ops) costs a few MiB. Memory grows with ranks x channels, not with the op count.
+//
+// Execution semantics (the contract every executor implements):
+//  1. Each (rank, channel) runs its ops in index order; op i+1 starts when op i has completed.
+//     Channels of a rank run concurrently, except that an op listed in a Dependency waits for
+//     its `after` op to complete.
+//  2. A connection is (channel c, sender a, receiver b), a != b. It is a bounded FIFO of
+//     `info().fifo.slots` slots (8, NCCL_STEPS), each carrying up to `fifo.slot_payload` bytes.
+//  3. The send part of an op of B bytes is cut into max(1, ceil(B / slot_payload)) pieces, in
+//     order, each of min(slot_payload, remaining) bytes (a 0-byte op is one empty piece). A piece
+//     takes one slot. The sender may post a piece while fewer than `slots` pieces are posted and
+//     not yet consumed on that connection; otherwise it waits.
+//  4. The recv part of an op consumes the same pieces in order; consuming a piece frees its slot.
+//  5. Fused ops (recv-...-send) work piece by piece: piece j is received, combined, and sent on
+//     before piece j+1 is received. (Their recv and send sizes are equal, so pieces line up.)
+//  6. A send-only op completes when its last piece is posted (it does not wait for the receiver);
+//     an op that receives completes when its last piece has been consumed (and, if it also
+//     sends, posted). Local ops (copy, reduce) complete when done.
+// Rule 3 bounds the data in flight per connection to slots x slot_payload bytes (NCCL: 4 MiB for
+// Simple), so a ring's steady state is limited by bandwidth (a sender runs up to 8 slots ahead of
+// its receiver), never by a global lock-step. Because a sender can block on a full FIFO, a
+// schedule can deadlock on buffer space alone (two ranks that each send more than 8 pieces to
+// the other before receiving); validate() runs this exact model and reports such schedules.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/ir/op.hpp"
+#include "algorithms/ir/types.hpp"
+#include "topology/units.hpp"
+
+namespace collsim {
+
+// The header of a schedule: what it computes and how it was cut.
+struct ScheduleInfo {
+  Collective collective = Collective::kAllReduce;
+  std::string algorithm;
+  Protocol protocol = Protocol::kSimple;
+  DataType dtype = DataType::kF32;
+  ReduceOp redop = ReduceOp::kSum;
+  int ranks = 1;
+  int channels = 1;            // IR channels (streams per rank)
+  int requested_channels = 1;  // NCCL channels asked for; tree algorithms use several IR
+                               // channels per NCCL channel (a split CTA: reduce and broadcast)
+  std::uint64_t count = 0;     // Request::count
+  Bytes bytes;                 // nccl-tests size column
+  int root = 0;
+  std::uint64_t chunk_bytes = 0;
+  int slices = 1;
+  ProtocolGeometry fifo;
+};
+
+// A forward cursor over one (rank, channel) stream.
+class OpStream {
+ public:
+  virtual ~OpStream() = default;
+  virtual std::uint64_t size() const = 0;
+  // The op at the cursor; valid while index() < size().
+  virtual const Op& op() const = 0;
+  virtual std::uint64_t index() const = 0;
+  virtual void next() = 0;
+};
+
+// What an algorithm implements: the ops of every stream, on demand. Implementations must be
+// immutable after construction and safe to call from several threads.
+class OpSource {
+ public:
+  virtual ~OpSource() = default;
+  virtual std::uint64_t op_count(int rank, int channel) const = 0;
+  // Requires index < op_count(rank, channel).
+  virtual Op op(int rank, int channel, std::uint64_t index) const = 0;
+  virtual std::uint64_t buffer_bytes(int rank, BufferKind buffer) const = 0;
+  // This rank's cross-channel dependencies, sorted by (channel, op). Default: none.
+  virtual std::vector<Dependency> dependencies(int rank) const;
+  // A sequential cursor; the default calls op(i). Sources with costly random access override it.
+  virtual std::unique_ptr<OpStream> stream(int rank, int channel) const;
+  // True when every rank behaves alike: on each channel, every rank's stream is the same
+  // sequence of op kinds and byte counts, its peers are that rank's two fixed neighbours on the
+  // channel (the one it receives from, the one it sends to), and there are no cross-channel
+  // dependencies. A ring whose segments are all the same length is; the simulator then checks
+  // which rank shifts also leave the neighbours and the routes alike and simulates one period
+  // (simulator/symmetry.cpp). Default: false.
+  virtual bool rank_symmetric() const { return false; }
+};
+
+class OpCursor {
+ public:
+  explicit OpCursor(std::unique_ptr<OpStream> s) : s_(std::move(s)) {}
+  bool done() const { return s_->index() >= s_->size(); }
+  const Op& op() const { return s_->op(); }
+  std::uint64_t index() const { return s_->index(); }
+  std::uint64_t size() const { return s_->size(); }
+  void next() { s_->next(); }
+
+ private:
+  std::unique_ptr<OpStream> s_;
+};
+
+class Schedule {
+ public:
+  Schedule(ScheduleInfo info, std::shared_ptr<const OpSource> source);
+
+  const ScheduleInfo& info() const { return info_; }
+  int rank_count() const { return info_.ranks; }
+  int channel_count() const { return info_.channels; }
+
+  std::uint64_t op_count(int rank, int channel) const;
+  Op op(int rank, int channel, std::uint64_t index) const;
+  OpCursor cursor(int rank, int channel) const;
+  std::uint64_t buffer_bytes(int rank, BufferKind buffer) const;
+  std::vector<Dependency> dependencies(int rank) const;
+  // Sum of op_count over all streams: O(ranks x channels) calls.
+  std::uint64_t total_ops() const;
+
+  const std::shared_ptr<const OpSource>& source() const { return source_; }
+
+ private:
+  ScheduleInfo info_;
+  std::shared_ptr<const OpSource> source_;
+};
+
+}  // namespace collsim

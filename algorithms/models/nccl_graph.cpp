@@ -1,0 +1,128 @@
+// Estimating NCCL's graph-search results (channels, per-channel bandwidth) from a Topology.
+//
+// NCCL's ncclTopoCompute tries per-channel speeds from fixed arrays, highest first, and keeps as
+// many channels as the links carry (docs/nccl-model.md §1.7). We do not replay the search; we apply
+// rules that reproduce the graphs NCCL logged:
+//  - NVLink-class nodes: 12 ring channels at the fastest array speed that fits 12 times in the
+//    GPU's NVLink capacity (nvlinks x NCCL's per-link figure). DGX-H100: 18 x 20.6 = 370.8 ->
+//    12 x 30 (NVIDIA/nccl#1197, NCCL 2.19.4); DGX-A100: 12 x 20 = 240 -> 12 x 20 (24 runtime
+//    channels, nccl-tests#100).
+//  - PCIe-only nodes: one channel at the fastest speed that fits NCCL's PCIe figure
+//    (width x GT/s / 80: Gen3 12, Gen4 24, Gen5 48 GB/s; topo.cc).
+//  - Several nodes: one channel per NIC at the fastest inter-node speed not above the NIC's rate
+//    (NCCL: Mbps / 8000), intra = inter. #1453: 8 NICs at 200 Gb/s -> 8 x 24.
+//  - NVLS (NVSwitch, sm90+, one node): one channel per GPU; the head's NVSwitch links carry twice
+//    the bandwidth, so (ppn + 1) x bw must fit: H100 9 x 40 <= 370.8 -> 8 x 40, inter 60 as
+//    logged in #1197.
+// LL128 is enabled on NVLink-class nodes (typeIntra <= PATH_NVB, §1.6).
+#include <algorithm>
+#include <vector>
+
+#include "algorithms/ir/communicator.hpp"
+#include "algorithms/models/nccl_model.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+namespace {
+
+// Per-channel speed arrays of search.cc (docs/nccl-model.md §1.7), GB/s, descending.
+const std::vector<double>& intra_speeds(int sm) {
+  static const std::vector<double> kPreHopper = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+  static const std::vector<double> kHopper = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+  static const std::vector<double> kBlackwell = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+  return sm >= 100 ? kBlackwell : sm >= 90 ? kHopper : kPreHopper;
+}
+
+const std::vector<double>& inter_speeds(int sm) {
+  static const std::vector<double> kPreHopper = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9,
+                                                 7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
+  static const std::vector<double> kHopper = {48, 45, 42, 40, 30, 24, 22, 20, 17.5,
+                                              15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
+  static const std::vector<double> kBlackwell = {96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22,
+                                                 20, 17.5, 15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
+  return sm >= 100 ? kBlackwell : sm >= 90 ? kHopper : kPreHopper;
+}
+
+// NCCL's usable per-NVLink figure by architecture (topo.h, docs/nccl-model.md §1.7).
+double nccl_nvlink_bw(int sm) {
+  if (sm >= 100) return 40.1;
+  if (sm >= 90) return 20.6;
+  if (sm == 86) return 12.0;
+  if (sm >= 70) return 20.0;
+  return 18.0;
+}
+
+double fastest_fitting(const std::vector<double>& speeds, double limit) {
+  for (double s : speeds) {
+    if (s <= limit + 1e-9) return s;
+  }
+  return speeds.back();
+}
+
+}  // namespace
+
+NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclVersion v,
+                                CpuVendor cpu) {
+  NcclModelInput in;
+  in.version = v;
+  in.cpu = cpu;
+  in.nodes = comm.node_count();
+  in.ranks = comm.size();
+  const GpuModel& model = topo.gpu_model();
+  in.sm = model.sm;
+  const int ppn = comm.max_ranks_per_node();
+
+  // Is the node's GPU fabric NVLink-class, and is it an NVSwitch?
+  const DeviceId g0 = topo.gpu_of(Rank{comm.gpu(0)});
+  bool nvlink = false, nvswitch = false;
+  Bandwidth pcie_bw;
+  for (LinkId l : topo.out_links(g0)) {
+    const Link& link = topo.link(l);
+    nvlink = nvlink || (is_nvlink_class(link.kind) && link.kind != LinkKind::kC2c);
+    nvswitch = nvswitch || link.kind == LinkKind::kNvSwitch;
+    if (link.kind == LinkKind::kPcie) pcie_bw = std::max(pcie_bw, link.bandwidth);
+  }
+  // NCCL rates PCIe at width x GT/s / 80 (Gen5 x16: 48 GB/s); our links carry the 128b/130b
+  // payload rate (63 GB/s): the ratio is 80/105 for every generation.
+  const double capacity = nvlink ? model.nvlinks * nccl_nvlink_bw(in.sm)
+                                 : pcie_bw.gbyte_per_second() * 80.0 / 105.0;
+  in.ll128 = nvlink && in.sm >= 70;
+
+  NcclGraph ring;
+  ring.nvlink = nvlink;
+  if (in.nodes == 1) {
+    const int channels = nvlink ? 12 : 1;
+    ring.channels = channels;
+    ring.bw_intra = ring.bw_inter = fastest_fitting(intra_speeds(in.sm), capacity / channels);
+  } else {
+    const auto nic = topo.nic_of(g0);
+    int nics = 0;
+    for (const Device& d : topo.devices()) {
+      nics += (d.kind == DeviceKind::kNic && d.node == topo.device(g0).node) ? 1 : 0;
+    }
+    double nic_gbps = 0;
+    if (nic) {
+      for (LinkId l : topo.out_links(*nic)) {
+        if (is_network(topo.link(l).kind)) nic_gbps = topo.link(l).bandwidth.gbyte_per_second();
+      }
+    }
+    ring.channels = std::max(1, std::min(nics, 32));
+    ring.bw_inter = fastest_fitting(inter_speeds(in.sm), nic_gbps);
+    ring.bw_intra = ring.bw_inter;
+  }
+  in.ring = ring;
+  in.tree = ring;  // the tree search is forced to the ring's channel count (§1.7)
+
+  if (nvswitch && in.sm >= 90 && in.nodes == 1 && ppn >= 2) {
+    NcclGraph nvls;
+    nvls.channels = ppn;
+    nvls.bw_intra = fastest_fitting(intra_speeds(in.sm), capacity / (ppn + 1));
+    nvls.bw_inter = intra_speeds(in.sm).front();
+    in.nvls = nvls;
+  }
+  in.runtime_channels = 2 * ring.channels;
+  return in;
+}
+
+}  // namespace collsim

@@ -1,0 +1,310 @@
+// NCCL's tuning model, restated from docs/nccl-model.md §1.2-§1.6 (src/graph/tuning.cc:
+// ncclTopoTuneModel and ncclTopoGetAlgoTime). Each rule names the section it follows.
+#include "algorithms/models/nccl_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "algorithms/models/nccl_constants.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+using detail::kHwNet;
+using detail::kHwNvlink;
+using detail::kHwPci;
+
+constexpr std::array<std::string_view, kNcclAlgoCount> kAlgoNames = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+constexpr std::array<std::string_view, kNcclAlgoCount> kCollsimNames = {
+    "dbtree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
+
+// NCCL's collective order in the tables: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce.
+constexpr std::array<Collective, 5> kModelled = {Collective::kBroadcast, Collective::kReduce,
+                                                 Collective::kAllGather, Collective::kReduceScatter,
+                                                 Collective::kAllReduce};
+
+int log2i(std::uint64_t n) {
+  int r = -1;
+  while (n > 0) {
+    n >>= 1;
+    ++r;
+  }
+  return r;
+}
+
+int arch_index(int sm) {
+  if (sm >= 100) return detail::kBlackwell;
+  if (sm >= 90) return detail::kHopper;
+  if (sm >= 80) return detail::kAmpere;
+  return detail::kVolta;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(NcclAlgo a) { return kAlgoNames[static_cast<int>(a)]; }
+std::string_view collsim_algorithm(NcclAlgo a) { return kCollsimNames[static_cast<int>(a)]; }
+
+NcclVersion parse_nccl_version(std::string_view text) {
+  if (text == "2.22" || text == "2.22.3") return NcclVersion::k2_22;
+  if (text == "2.30" || text == "2.30.7" || text == "head") return NcclVersion::k2_30;
+  throw RequestError(fmt::format("unknown NCCL version \"{}\": {}", text,
+                                 expected_one_of(text, {"2.22", "2.30"})));
+}
+
+std::string_view to_string(NcclVersion v) { return v == NcclVersion::k2_22 ? "2.22.3" : "2.30.7"; }
+
+std::string_view to_string(CpuVendor c) {
+  return c == CpuVendor::kIntel ? "intel" : c == CpuVendor::kAmd ? "amd" : "other";
+}
+
+NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_list) {
+  NcclFilter f;
+  auto apply = [](std::string_view list, auto& enabled, auto&& index_of) {
+    if (list.empty()) return;
+    const bool negate = list.front() == '^';
+    if (negate) list.remove_prefix(1);
+    std::fill(enabled.begin(), enabled.end(), negate);
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t end = std::min(list.find(',', start), list.size());
+      const std::string name = lower(list.substr(start, end - start));
+      enabled[index_of(name)] = !negate;
+      start = end + 1;
+    }
+  };
+  apply(algo_list, f.algos, [](const std::string& name) {
+    std::vector<std::string> accepted;
+    for (int a = 0; a < kNcclAlgoCount; ++a) {
+      if (name == lower(kAlgoNames[a]) || name == kCollsimNames[a]) return a;
+      accepted.push_back(lower(kAlgoNames[a]));
+    }
+    if (name == "tree") return static_cast<int>(NcclAlgo::kTree);
+    throw RequestError(
+        fmt::format("unknown NCCL algorithm \"{}\": {}", name, expected_one_of(name, accepted)));
+  });
+  apply(proto_list, f.protos,
+        [](const std::string& name) { return static_cast<int>(parse_protocol(name)); });
+  return f;
+}
+
+int NcclModel::coll_index(Collective c) {
+  for (int i = 0; i < kColls; ++i) {
+    if (kModelled[i] == c) return i;
+  }
+  return -1;
+}
+
+NcclModel::Entry& NcclModel::at(int coll, NcclAlgo a, Protocol p) {
+  return table_[(coll * kNcclAlgoCount + static_cast<int>(a)) * kProtocolCount +
+                static_cast<int>(p)];
+}
+
+const NcclModel::Entry& NcclModel::entry(Collective c, NcclAlgo a, Protocol p) const {
+  static const Entry kDisabled{};
+  const int coll = coll_index(c);
+  if (coll < 0) return kDisabled;
+  return table_[(coll * kNcclAlgoCount + static_cast<int>(a)) * kProtocolCount +
+                static_cast<int>(p)];
+}
+
+NcclModel::NcclModel(const NcclModelInput& input) : in_(input) {
+  const detail::NcclConstants& k = detail::nccl_constants(in_.version);
+  const bool head = in_.version == NcclVersion::k2_30;
+  const int arch = arch_index(in_.sm);
+  const int nodes = in_.nodes, ranks = in_.ranks;
+  const double ppn = static_cast<double>(ranks) / nodes;
+  const int index2 = nodes <= 2 ? nodes - 1 : 2;
+  // llMaxBw row: by architecture on one node, by CPU vendor otherwise (§1.4).
+  const int index1 = nodes == 1 ? arch : (in_.cpu == CpuVendor::kAmd ? 1 : 0);
+  const double ll_max_bw = k.ll_max_bw[index1][index2];
+  const double per_ch_tree = k.per_ch_max_tree_bw[arch][index2];
+  const double per_ch_ring_ll128 = k.per_ch_max_ring_ll128_bw[arch][index2];
+  const double per_ch_tree_ll128 = k.per_ch_max_tree_ll128_bw[arch][index2];
+  const double per_ch_nvls_tree = k.per_ch_max_nvls_tree_bw[arch][index2];
+  const double net_overhead = in_.cpu == CpuVendor::kAmd ? 2.0 : 1.0;  // §1.5
+  const bool pat = in_.pat.value_or(head && nodes == ranks);
+  if (in_.runtime_channels == 0 && in_.ring) in_.runtime_channels = 2 * in_.ring->channels;
+
+  auto graph_of = [&](NcclAlgo a) -> const std::optional<NcclGraph>& {
+    switch (a) {
+      case NcclAlgo::kRing:
+        return in_.ring;
+      case NcclAlgo::kTree:
+      case NcclAlgo::kPat:
+        return in_.tree;  // PAT reuses the Tree graph (§1.1)
+      case NcclAlgo::kNvls:
+      case NcclAlgo::kNvlsTree:
+        return in_.nvls;
+      default: {
+        static const std::optional<NcclGraph> kNone;
+        return kNone;
+      }
+    }
+  };
+
+  for (int ci = 0; ci < kColls; ++ci) {
+    const Collective coll = kModelled[ci];
+    const bool ar = coll == Collective::kAllReduce;
+    const bool ag_rs = coll == Collective::kAllGather || coll == Collective::kReduceScatter;
+    const int nsteps = ar ? 2 * (ranks - 1) : ag_rs ? ranks - 1 : ranks;
+    for (int ai = 0; ai < kNcclAlgoCount; ++ai) {
+      const auto a = static_cast<NcclAlgo>(ai);
+      const auto& g = graph_of(a);
+      if (!g) continue;
+      // Availability (§1.6).
+      if ((coll == Collective::kBroadcast || coll == Collective::kReduce) && a != NcclAlgo::kRing) {
+        continue;
+      }
+      if (ag_rs && a != NcclAlgo::kRing && a != NcclAlgo::kPat && a != NcclAlgo::kNvls) continue;
+      if (ar && a == NcclAlgo::kPat) continue;
+      if (a == NcclAlgo::kPat && !pat) continue;
+      if (a == NcclAlgo::kNvls && nodes > 1) continue;  // multi-node NVLS needs CollNet
+      if (a == NcclAlgo::kNvlsTree && nodes == 1) continue;
+      if (a == NcclAlgo::kNvls && ag_rs && ppn > 32) continue;  // NCCL_MAX_NVLS_ARITY
+      const bool nvls_family = a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree;
+      if (nvls_family && head && g->channels < 2) continue;
+
+      for (int pi = 0; pi < kProtocolCount; ++pi) {
+        const auto p = static_cast<Protocol>(pi);
+        if ((nvls_family || a == NcclAlgo::kPat) && p != Protocol::kSimple) continue;
+        if (p == Protocol::kLL128 && !in_.ll128) continue;
+
+        // Bandwidth (§1.3).
+        double bw = nodes <= 2 ? g->bw_intra : g->bw_inter;
+        if (nvls_family) {
+          if (head) {
+            double intra = g->bw_intra * k.nvls_efficiency[arch] * (g->channels - 1) / g->channels;
+            intra *= ar ? 2.0 : (ppn - 1) / ppn;
+            const double inter =
+                g->bw_inter * ((a == NcclAlgo::kNvlsTree && nodes <= 2) ? 2.0 : 1.0);
+            bw = std::min(intra, inter);
+            if (a == NcclAlgo::kNvlsTree) bw = std::min(bw, per_ch_nvls_tree);
+          } else {
+            bw = a == NcclAlgo::kNvls
+                     ? std::min(g->bw_intra, g->bw_inter)
+                     : std::min(g->bw_intra, nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
+          }
+        }
+        double bus = g->channels * bw;
+        if (a == NcclAlgo::kRing && p == Protocol::kLL) bus = std::min(ll_max_bw, bus * 0.5);
+        if (a == NcclAlgo::kRing && p == Protocol::kLL128) {
+          const double f = (head || ppn >= 2) ? 0.92 : 0.7;
+          bus = std::min(bus * f, g->channels * per_ch_ring_ll128);
+        }
+        if (a == NcclAlgo::kTree && (ar || !head)) {
+          bus = std::min(bus * 0.92, g->channels * per_ch_tree);
+        }
+        if (a == NcclAlgo::kTree && p == Protocol::kLL) bus = std::min(bus / 3.8, ll_max_bw);
+        if (a == NcclAlgo::kTree && p == Protocol::kLL128) {
+          bus = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                         g->channels * per_ch_tree_ll128);
+        }
+        if (a == NcclAlgo::kTree && in_.tree_pattern_is_tree) bus *= 0.85;
+        if (a == NcclAlgo::kPat) bus *= 0.75;
+        // Bus -> algorithm bandwidth, skipped for non-Ring AllGather/ReduceScatter.
+        if (!(a != NcclAlgo::kRing && ag_rs)) {
+          double ratio = 0.5;
+          if (a == NcclAlgo::kRing || (head && nvls_family)) {
+            ratio = static_cast<double>(ranks) / nsteps;
+          } else if (nvls_family) {
+            ratio = 5.0 / 6.0;
+          }
+          bus *= ratio;
+        }
+
+        // Latency (§1.5).
+        double lat = k.base_lat[ai][pi];
+        const int intra_hw = g->nvlink ? kHwNvlink : kHwPci;
+        const double intra_lat = k.hw_lat[intra_hw][ai][pi];
+        double inter_lat = (head && ppn == 1)
+                               ? k.hw_lat[kHwNet][static_cast<int>(NcclAlgo::kTree)][pi]
+                               : k.hw_lat[kHwNet][ai][pi];
+        inter_lat += g->latency_inter;
+        if (p == Protocol::kSimple) inter_lat += g->latency_inter;  // "flush"
+        if (a == NcclAlgo::kRing) {
+          const int hw = nodes == 1 ? intra_hw : kHwNet;
+          if (coll == Collective::kBroadcast || coll == Collective::kReduce) {
+            if (g->same_channels) {
+              lat += k.hw_lat[hw][ai][pi];
+            } else {
+              const int from = p == Protocol::kSimple ? static_cast<int>(NcclAlgo::kTree) : ai;
+              lat += nsteps * k.hw_lat[hw][from][pi];
+            }
+          } else {
+            const double overhead =
+                nodes > 1 ? net_overhead * (p == Protocol::kSimple ? 3 : 1) : 0.0;
+            const double step_lat = std::max(intra_lat, overhead);
+            int inter_steps = 0;
+            if (nodes > 1) {
+              inter_steps =
+                  head ? (ar ? 2 * (nodes - 1) : nodes - 1) : (ar ? 2 * nodes : nodes - 1);
+            }
+            lat += (nsteps - inter_steps) * step_lat + inter_steps * inter_lat;
+          }
+        } else if (a == NcclAlgo::kTree) {
+          if (ar || !head) {
+            lat += 2 * ((ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
+          }
+        } else if (a == NcclAlgo::kNvls) {
+          lat = intra_lat + (nodes > 1 ? inter_lat : 0.0);
+        } else if (a == NcclAlgo::kNvlsTree) {
+          lat += intra_lat + 2 * log2i(nodes) * inter_lat;
+        } else if (a == NcclAlgo::kPat) {
+          lat += log2i(nodes) * (inter_lat / 3.5) + ranks * 2.8;
+        }
+        at(ci, a, p) = Entry{bus > 0, lat, bus};
+      }
+    }
+  }
+}
+
+std::optional<double> NcclModel::time_us(Collective c, NcclAlgo a, Protocol p,
+                                         std::uint64_t bytes) const {
+  const Entry& e = entry(c, a, p);
+  if (!e.enabled) return std::nullopt;
+  double bw = e.bandwidth_GBps;
+  double lat = e.latency_us;
+  // Trees stray from the model at medium sizes: NCCL's static correction (§1.2).
+  const int idx = log2i(bytes >> 6);
+  if (a == NcclAlgo::kTree && c == Collective::kAllReduce && idx >= 0 && idx < 23) {
+    bw *= detail::kTreeCorrection[static_cast<int>(p)][idx];
+  }
+  // Ring plateau effect for multi-node Ring/Simple AllReduce (§1.2).
+  if (a == NcclAlgo::kRing && p == Protocol::kSimple && c == Collective::kAllReduce &&
+      in_.nodes > 1 && in_.runtime_channels > 0 &&
+      static_cast<double>(bytes) / (static_cast<double>(in_.runtime_channels) * in_.ranks) >= 64) {
+    lat *= in_.sm < 80 ? 1.9 : 1.4;
+  }
+  return lat + static_cast<double>(bytes) / (1000.0 * bw);
+}
+
+std::optional<NcclModel::Choice> NcclModel::best(Collective c, std::uint64_t bytes,
+                                                 const NcclFilter& f) const {
+  std::optional<Choice> best;
+  for (int ai = 0; ai < kNcclAlgoCount; ++ai) {
+    if (!f.algos[ai]) continue;
+    for (int pi = 0; pi < kProtocolCount; ++pi) {
+      if (!f.protos[pi]) continue;
+      const auto a = static_cast<NcclAlgo>(ai);
+      const auto p = static_cast<Protocol>(pi);
+      const auto t = time_us(c, a, p, bytes);
+      if (t && (!best || *t < best->time_us)) best = Choice{a, p, *t};
+    }
+  }
+  return best;
+}
+
+}  // namespace collsim

@@ -1,0 +1,127 @@
+// NCCL's own tuning model: the latency/bandwidth table NCCL builds at init and the per-size
+// arg-min it uses to pick an algorithm and protocol.
+//
+// This restates src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime) of NCCL 2.22.3 and
+// 2.30.7 from docs/nccl-model.md §1, in our own code. It is a reference to compare against, not
+// collsim's predictor: NCCL's model ignores contention, launch overhead and channel-count
+// reduction for small messages, and is known to be tens of percent off in places
+// (docs/nccl-model.md §5).
+//
+//   NcclModelInput in;
+//   in.version = NcclVersion::k2_22; in.sm = 90; in.nodes = 3; in.ranks = 24;
+//   in.ring = in.tree = NcclGraph{8, 24.0, 24.0};
+//   in.tree_pattern_is_tree = true;
+//   NcclModel m(in);
+//   m.time_us(Collective::kAllReduce, NcclAlgo::kTree, Protocol::kLL, 64);   // 25.207382
+//   m.best(Collective::kAllReduce, 64);                                     // Tree/LL
+//
+// Sizes are nccl-tests' size column (for AllGather/ReduceScatter the total buffer), as NCCL's
+// nBytes. Times in microseconds, bandwidths in GB/s (1e9 B/s).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/ir/types.hpp"
+
+namespace collsim {
+
+// NCCL's algorithm indices (plugin/nccl_tuner.h): Tree=0, Ring=1, CollNetDirect=2,
+// CollNetChain=3, NVLS=4, NVLSTree=5, PAT=6. CollNet needs plugin state and is not modelled.
+enum class NcclAlgo { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat };
+inline constexpr int kNcclAlgoCount = 7;
+std::string_view to_string(NcclAlgo a);          // NCCL's spelling: "Tree", "Ring", "NVLS", ...
+std::string_view collsim_algorithm(NcclAlgo a);  // ours: "dbtree", "ring", "nvls", ...
+
+enum class NcclVersion { k2_22, k2_30 };
+// "2.22", "2.22.3", "2.30", "2.30.7" (and "head" for 2.30); RequestError otherwise.
+NcclVersion parse_nccl_version(std::string_view text);
+std::string_view to_string(NcclVersion v);
+
+enum class CpuVendor { kIntel, kAmd, kOther };
+std::string_view to_string(CpuVendor c);  // "intel", "amd", "other" (--nccl-cpu)
+
+// One search result of ncclTopoCompute ("Pattern p, nChannels n, bw intra/inter" in NCCL's
+// GRAPH log): channels before the runtime doubling, per-channel GB/s.
+struct NcclGraph {
+  int channels = 0;
+  double bw_intra = 0;
+  double bw_inter = 0;
+  bool nvlink = true;        // typeIntra == LINK_NVL (else PCI latencies)
+  double latency_inter = 0;  // the net plugin's NIC latency, us (built-in IB reports 0)
+  bool same_channels = true;
+};
+
+struct NcclModelInput {
+  NcclVersion version = NcclVersion::k2_30;
+  int sm = 90;  // minimum compute capability x10
+  int nodes = 1;
+  int ranks = 1;
+  CpuVendor cpu = CpuVendor::kIntel;
+  std::optional<NcclGraph> ring, tree, nvls;
+  bool tree_pattern_is_tree = false;  // a tree graph fell back to pattern TREE (x0.85)
+  bool ll128 = true;                  // LL128 enabled (NCCL_PROTO / the hardware rules)
+  std::optional<bool> pat;            // default: enabled on 2.30 with one GPU per node
+  int runtime_channels = 0;           // comm->nChannels (default: 2 x ring channels)
+};
+
+// NCCL_ALGO / NCCL_PROTO filters with NCCL's syntax: a comma list, optionally negated with a
+// leading '^' ("ring,tree", "^LL128"). Empty = everything. Names are case-insensitive; collsim's
+// spellings (dbtree, simple) are accepted too.
+struct NcclFilter {
+  std::array<bool, kNcclAlgoCount> algos{true, true, true, true, true, true, true};
+  std::array<bool, kProtocolCount> protos{true, true, true};
+};
+NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_list);
+
+class Communicator;
+class Topology;
+
+// The graph inputs NCCL's search would produce on this cluster, estimated from its links
+// (nccl_graph.cpp says how, and which NCCL logs each rule reproduces). Users who have NCCL's own
+// GRAPH log lines should prefer those numbers.
+NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclVersion v,
+                                CpuVendor cpu = CpuVendor::kIntel);
+
+class NcclModel {
+ public:
+  explicit NcclModel(const NcclModelInput& input);
+
+  struct Entry {
+    bool enabled = false;
+    double latency_us = 0;
+    double bandwidth_GBps = 0;  // algorithm bandwidth, before the tree correction factor
+  };
+  // Only the five collectives NCCL models (Broadcast, Reduce, AllGather, ReduceScatter,
+  // AllReduce); anything else is disabled.
+  const Entry& entry(Collective c, NcclAlgo a, Protocol p) const;
+
+  // ncclTopoGetAlgoTime for one operation (numPipeOps = 1, as in nccl-tests); nullopt when the
+  // combination is disabled.
+  std::optional<double> time_us(Collective c, NcclAlgo a, Protocol p, std::uint64_t bytes) const;
+
+  struct Choice {
+    NcclAlgo algo;
+    Protocol proto;
+    double time_us;
+  };
+  // The arg-min over enabled combinations that pass the filter; ties keep NCCL's loop order
+  // (algorithm index, then protocol). nullopt if nothing is enabled.
+  std::optional<Choice> best(Collective c, std::uint64_t bytes, const NcclFilter& f = {}) const;
+
+  const NcclModelInput& input() const { return in_; }
+
+ private:
+  static constexpr int kColls = 5;
+  static int coll_index(Collective c);  // -1 for the unmodelled ones
+  Entry& at(int coll, NcclAlgo a, Protocol p);
+
+  NcclModelInput in_;
+  std::array<Entry, kColls * kNcclAlgoCount * kProtocolCount> table_{};
+};
+
+}  // namespace collsim

@@ -1,0 +1,299 @@
+#include "algorithms/models/selection.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "algorithms/generators/registry.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr NcclAlgo kAllNcclAlgos[] = {
+    NcclAlgo::kTree,         NcclAlgo::kRing, NcclAlgo::kCollNetDirect,
+    NcclAlgo::kCollNetChain, NcclAlgo::kNvls, NcclAlgo::kNvlsTree,
+    NcclAlgo::kPat};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// Every name --algo knows: collsim's registry, then NCCL's algorithms collsim cannot simulate.
+std::vector<std::string> universe() {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& a : algorithms()) names.push_back(a.name);
+  for (NcclAlgo a : kAllNcclAlgos) {
+    const std::string n(collsim_algorithm(a));
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  return names;
+}
+
+// A name inside an NCCL-style list: NCCL's spelling (any case; "tree" is NCCL's Tree) or
+// collsim's.
+std::string list_name(std::string_view word, const std::vector<std::string>& all) {
+  const std::string w = lower(word);
+  if (w == "tree") return "dbtree";
+  for (NcclAlgo a : kAllNcclAlgos) {
+    if (w == lower(to_string(a))) return std::string(collsim_algorithm(a));
+  }
+  if (std::find(all.begin(), all.end(), w) != all.end()) return w;
+  std::vector<std::string> accepted = all;
+  for (NcclAlgo a : kAllNcclAlgos) {
+    const std::string n = lower(to_string(a));
+    if (std::find(accepted.begin(), accepted.end(), n) == accepted.end()) accepted.push_back(n);
+  }
+  throw RequestError(
+      fmt::format("--algo: unknown algorithm \"{}\": {}", word, expected_one_of(w, accepted)));
+}
+
+std::vector<std::string_view> split_list(std::string_view list) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(',', start), list.size());
+    out.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// NCCL's spelling of a protocol, as its logs print it.
+std::string_view nccl_name(Protocol p) {
+  return p == Protocol::kLL ? "LL" : p == Protocol::kLL128 ? "LL128" : "Simple";
+}
+
+}  // namespace
+
+SelectPolicy parse_select_policy(std::string_view text) {
+  if (text == "best") return SelectPolicy::kBest;
+  if (text == "nccl") return SelectPolicy::kNccl;
+  throw RequestError(fmt::format("--select: unknown policy \"{}\": {}", text,
+                                 expected_one_of(text, {"best", "nccl"})));
+}
+
+std::string_view to_string(SelectPolicy p) { return p == SelectPolicy::kBest ? "best" : "nccl"; }
+
+std::string to_string(const Candidate& c) {
+  return fmt::format("{}/{}", c.algorithm, to_string(c.protocol));
+}
+
+std::optional<NcclAlgo> nccl_algo_of(std::string_view algorithm) {
+  for (NcclAlgo a : kAllNcclAlgos) {
+    if (collsim_algorithm(a) == algorithm) return a;
+  }
+  return std::nullopt;
+}
+
+bool simulable(std::string_view algorithm) { return find_algorithm_or_null(algorithm) != nullptr; }
+
+AlgoChoice parse_algo_choice(std::string_view algo, std::string_view proto) {
+  AlgoChoice out;
+  const std::vector<std::string> all = universe();
+  if (algo.empty() || algo == "auto") {
+    out.algorithms = all;
+  } else if (simulable(algo)) {
+    out.algo_auto = false;
+    out.algorithms = {std::string(algo)};
+  } else {
+    if (algo == "^" || algo.find(",,") != std::string_view::npos) {
+      throw RequestError(fmt::format("--algo: empty name in \"{}\"", algo));
+    }
+    const bool negate = algo.front() == '^';
+    std::vector<bool> on(all.size(), negate);
+    for (std::string_view word : split_list(negate ? algo.substr(1) : algo)) {
+      if (word.empty()) throw RequestError(fmt::format("--algo: empty name in \"{}\"", algo));
+      const std::string n = list_name(word, all);
+      on[std::find(all.begin(), all.end(), n) - all.begin()] = !negate;
+    }
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (on[i]) out.algorithms.push_back(all[i]);
+    }
+    out.algo_auto = out.algorithms.size() != 1;
+    if (out.algorithms.empty()) {
+      throw RequestError(fmt::format("--algo \"{}\" leaves no algorithm", algo));
+    }
+  }
+  for (NcclAlgo a : kAllNcclAlgos) {
+    const std::string n(collsim_algorithm(a));
+    out.nccl.algos[static_cast<int>(a)] =
+        std::find(out.algorithms.begin(), out.algorithms.end(), n) != out.algorithms.end();
+  }
+
+  if (proto.empty() || proto == "auto") {
+    out.protocols = all_protocols();
+  } else {
+    try {
+      out.nccl.protos = parse_nccl_filter("", proto).protos;
+    } catch (const RequestError& e) {
+      throw RequestError(fmt::format("--proto: {}", e.what()));
+    }
+    for (Protocol p : all_protocols()) {
+      if (out.nccl.protos[static_cast<int>(p)]) out.protocols.push_back(p);
+    }
+    if (out.protocols.empty()) {
+      throw RequestError(fmt::format("--proto \"{}\" leaves no protocol", proto));
+    }
+    out.proto_auto = out.protocols.size() != 1;
+  }
+  return out;
+}
+
+std::vector<Candidate> candidates(Collective c, const AlgoChoice& allowed, bool with_nccl_only) {
+  std::vector<Candidate> out;
+  std::vector<std::string> rejected;
+  for (const std::string& name : allowed.algorithms) {
+    bool applies = false;
+    if (simulable(name)) {
+      applies = find_algorithm(name).implements(c);
+    } else if (with_nccl_only) {
+      const NcclAlgo a = *nccl_algo_of(name);
+      // NCCL runs NVLS/NVLSTree/CollNet for AllReduce (NVLS also AllGather/ReduceScatter),
+      // PAT for AllGather/ReduceScatter; its model disables the rest.
+      applies = c == Collective::kAllReduce ? a != NcclAlgo::kPat
+                : c == Collective::kAllGather || c == Collective::kReduceScatter
+                    ? a == NcclAlgo::kNvls || a == NcclAlgo::kPat
+                    : false;
+    }
+    if (!applies) {
+      rejected.push_back(name);
+      continue;
+    }
+    for (Protocol p : allowed.protocols) out.push_back({name, p});
+  }
+  if (out.empty() && allowed.algorithms.size() == 1 && !simulable(allowed.algorithms.front()) &&
+      !with_nccl_only) {
+    throw RequestError(fmt::format(
+        "algorithm \"{}\" is NCCL's; collsim does not simulate it yet (--model nccl costs it)",
+        allowed.algorithms.front()));
+  }
+  if (out.empty()) {
+    const std::string what = allowed.algorithms.size() == 1
+                                 ? fmt::format("algorithm \"{}\"", allowed.algorithms.front())
+                                 : fmt::format("none of {}", fmt::join(rejected, ", "));
+    throw RequestError(fmt::format("{} does not implement {}; algorithms that do: {}", what,
+                                   to_string(c), fmt::join(algorithms_for(c), ", ")));
+  }
+  return out;
+}
+
+std::optional<Selection> select_best(const std::vector<Candidate>& cs,
+                                     const CostFunction& time_us) {
+  std::optional<Selection> best;
+  for (const Candidate& c : cs) {
+    const std::optional<double> t = time_us(c);
+    if (!t) continue;
+    if (!best || *t < best->time_us) best = Selection{c, *t, "", ""};
+  }
+  return best;
+}
+
+Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
+                      const AlgoChoice& allowed, bool simulable_only) {
+  if (c == Collective::kBarrier) {
+    throw RequestError("--select nccl: NCCL has no barrier collective; use --select best");
+  }
+  if (c == Collective::kAllToAll || c == Collective::kGather || c == Collective::kScatter ||
+      c == Collective::kSendRecv) {
+    // Point-to-point: one message per peer; LL while it fits NCCL_P2P_LL_THRESHOLD per channel.
+    const int ranks = std::max(1, m.input().ranks);
+    const std::uint64_t per_peer = c == Collective::kSendRecv ? bytes : bytes / ranks;
+    const int channels = std::max(1, m.input().runtime_channels);
+    const bool ll = per_peer <= static_cast<std::uint64_t>(channels) * 16384;
+    Selection s{{"direct", ll ? Protocol::kLL : Protocol::kSimple},
+                0,
+                ll ? "P2P/LL" : "P2P/Simple",
+                "NCCL runs this as point-to-point sends"};
+    const auto& protos = allowed.protocols;
+    if (std::find(protos.begin(), protos.end(), s.chosen.protocol) == protos.end()) {
+      s.chosen.protocol = protos.back();
+      s.note += fmt::format("; --proto excludes {}, using {}", ll ? "LL" : "Simple",
+                            to_string(s.chosen.protocol));
+    }
+    return s;
+  }
+  const auto pick = m.best(c, bytes, allowed.nccl);
+  if (!pick) {
+    throw RequestError(fmt::format(
+        "--select nccl: NCCL's model enables none of the allowed algorithms and protocols for {}",
+        to_string(c)));
+  }
+  Selection s;
+  s.nccl_pick = fmt::format("{}/{}", to_string(pick->algo), nccl_name(pick->proto));
+  s.chosen = {std::string(collsim_algorithm(pick->algo)), pick->proto};
+  s.time_us = pick->time_us;
+  if (!simulable_only || simulable(s.chosen.algorithm)) return s;
+  NcclFilter f = allowed.nccl;
+  for (NcclAlgo a : kAllNcclAlgos) {
+    if (!simulable(collsim_algorithm(a))) f.algos[static_cast<int>(a)] = false;
+  }
+  const auto fallback = m.best(c, bytes, f);
+  if (!fallback) {
+    throw RequestError(fmt::format(
+        "--select nccl: NCCL would pick {}, which collsim does not simulate yet, and nothing "
+        "else is allowed; use --model nccl",
+        s.nccl_pick));
+  }
+  s.chosen = {std::string(collsim_algorithm(fallback->algo)), fallback->proto};
+  s.time_us = fallback->time_us;
+  s.note = fmt::format(
+      "NCCL would pick {}, which collsim does not simulate yet; showing NCCL's "
+      "next choice among the algorithms collsim simulates",
+      s.nccl_pick);
+  return s;
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  std::string num = fmt::format("{:.2f}", v);
+  while (num.back() == '0') num.pop_back();
+  if (num.back() == '.') num.pop_back();
+  return fmt::format("{} {}", num, kUnits[u]);
+}
+
+std::string describe_best_ranges(const std::vector<SizedWinner>& w) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < w.size();) {
+    std::size_t j = i;
+    while (j + 1 < w.size() && w[j + 1].winner == w[i].winner) ++j;
+    const std::string& name = w[i].winner;
+    if (i == 0 && j + 1 == w.size()) {
+      parts.push_back(fmt::format("{} is best at every size", name));
+    } else if (i == 0) {
+      parts.push_back(fmt::format("{} is best up to {}", name, human_bytes(w[j].bytes)));
+    } else if (j + 1 == w.size()) {
+      parts.push_back(fmt::format("{} from {}", name, human_bytes(w[i].bytes)));
+    } else if (i == j) {
+      parts.push_back(fmt::format("{} at {}", name, human_bytes(w[i].bytes)));
+    } else {
+      parts.push_back(
+          fmt::format("{} from {} to {}", name, human_bytes(w[i].bytes), human_bytes(w[j].bytes)));
+    }
+    i = j + 1;
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::vector<std::string> describe_crossovers(const std::vector<SizedWinner>& w) {
+  std::vector<std::string> out;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    if (w[i].winner == w[i - 1].winner) continue;
+    out.push_back(
+        fmt::format("{} beats {} below {}", w[i - 1].winner, w[i].winner, human_bytes(w[i].bytes)));
+  }
+  return out;
+}
+
+}  // namespace collsim
