@@ -308,53 +308,18 @@ void write_overlay(std::ostream& out, const Calibration& cal, const std::string&
     }
     out << fmt::format("      determined_by: \"{}\"\n", p.determined_by);
   }
-  // The costs: mapping, nested as cost_overrides.cpp reads it.
-  std::map<std::string, std::vector<const FittedParameter*>> by_protocol;
-  std::vector<const FittedParameter*> links;
+  // The costs: mapping, written through the schema that reads it back.
+  std::vector<CommentedSetting> costs;
   for (const FittedParameter& p : cal.parameters) {
     if (!p.fitted) continue;
-    if (p.parameter.field == CostParameter::Field::kLinkEfficiency) {
-      links.push_back(&p);
-    } else {
-      by_protocol[std::string(to_string(p.parameter.protocol))].push_back(&p);
-    }
+    const CostField& f = p.parameter.field;
+    const bool no_cap = f.kind == CostField::Kind::kChannelBandwidth && p.at_bound;
+    const std::string comment = no_cap       ? "the rows fit best with no cap"
+                                : p.at_bound ? "at its bound"
+                                             : "+- " + p.sigma;
+    costs.push_back({{f, no_cap ? 0.0 : cost_value(cal.fitted, f)}, comment});
   }
-  out << "costs:";
-  if (links.empty() && by_protocol.empty()) out << " {}";
-  out << "\n";
-  auto leaf = [](const std::string& path) { return path.substr(path.rfind('.') + 1); };
-  if (!links.empty()) {
-    out << "  link_efficiency:\n";
-    for (const FittedParameter* p : links) {
-      out << fmt::format("    {}: {}    # +- {}\n", leaf(p->parameter.path()), p->value, p->sigma);
-    }
-  }
-  if (!by_protocol.empty()) {
-    out << "  protocols:\n";
-    for (Protocol proto : all_protocols()) {
-      const auto it = by_protocol.find(std::string(to_string(proto)));
-      if (it == by_protocol.end()) continue;
-      out << fmt::format("    {}:\n", it->first);
-      bool hop_open = false;
-      for (const FittedParameter* p : it->second) {
-        if (p->parameter.field == CostParameter::Field::kHopLatency) continue;
-        const bool no_cap =
-            p->parameter.field == CostParameter::Field::kChannelBandwidth && p->at_bound;
-        out << fmt::format("      {}: {}    # {}\n", leaf(p->parameter.path()),
-                           no_cap ? "none" : p->value,
-                           no_cap        ? "the rows fit best with no cap"
-                           : p->at_bound ? "at its bound"
-                                         : "+- " + p->sigma);
-      }
-      for (const FittedParameter* p : it->second) {
-        if (p->parameter.field != CostParameter::Field::kHopLatency) continue;
-        if (!hop_open) out << "      hop_latency:\n";
-        hop_open = true;
-        out << fmt::format("        {}: {}    # +- {}\n", leaf(p->parameter.path()), p->value,
-                           p->sigma);
-      }
-    }
-  }
+  write_cost_settings(out, costs);
 }
 
 void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_bytes) {

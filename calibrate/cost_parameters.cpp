@@ -9,9 +9,6 @@ namespace collsim {
 
 namespace {
 
-double to_us(Time t) { return static_cast<double>(t.ps()) * 1e-6; }
-Time from_us(double v) { return Time::from_ps(static_cast<std::int64_t>(std::llround(v * 1e6))); }
-
 RouteClass route_class_of(LinkKind k) {
   switch (k) {
     case LinkKind::kNvLink:
@@ -28,104 +25,37 @@ RouteClass route_class_of(LinkKind k) {
 
 }  // namespace
 
-std::string CostParameter::path() const {
-  const auto p = to_string(protocol);
-  switch (field) {
-    case Field::kLaunch:
-      return fmt::format("protocols.{}.launch", p);
-    case Field::kHopLatency:
-      return fmt::format("protocols.{}.hop_latency.{}", p, to_string(route));
-    case Field::kEfficiency:
-      return fmt::format("protocols.{}.efficiency", p);
-    case Field::kChannelBandwidth:
-      return fmt::format("protocols.{}.channel_bandwidth", p);
-    case Field::kLinkEfficiency:
-      return fmt::format("link_efficiency.{}", to_string(link));
-  }
-  return {};
-}
+bool CostParameter::log_scale() const { return field.unit() != CostUnit::kTime; }
 
-bool CostParameter::log_scale() const {
-  return field != Field::kLaunch && field != Field::kHopLatency;
-}
-
+// Times are fitted in microseconds, on a linear scale (they may be 0); the schema holds them in
+// picoseconds.
 double CostParameter::value(const CostParams& c) const {
-  const ProtocolCost& p = c.protocol(protocol);
-  switch (field) {
-    case Field::kLaunch:
-      return to_us(p.launch);
-    case Field::kHopLatency:
-      return to_us(p.hop_latency[static_cast<int>(route)]);
-    case Field::kEfficiency:
-      return std::log(p.efficiency);
-    case Field::kChannelBandwidth:
-      return std::log(p.channel_bandwidth.bytes_per_second());
-    case Field::kLinkEfficiency:
-      return std::log(c.efficiency(link));
-  }
-  return 0;
+  const double v = cost_value(c, field);
+  return log_scale() ? std::log(v) : v * 1e-6;
 }
 
 void CostParameter::set_value(CostParams& c, double v) const {
-  ProtocolCost& p = c.protocol(protocol);
-  switch (field) {
-    case Field::kLaunch:
-      p.launch = from_us(v);
-      break;
-    case Field::kHopLatency:
-      p.hop_latency[static_cast<int>(route)] = from_us(v);
-      break;
-    case Field::kEfficiency:
-      p.efficiency = std::min(1.0, std::exp(v));
-      break;
-    case Field::kChannelBandwidth:
-      p.channel_bandwidth = Bandwidth::bytes_per_second(std::exp(v));
-      break;
-    case Field::kLinkEfficiency:
-      c.link_efficiency[static_cast<int>(link)] = std::min(1.0, std::exp(v));
-      break;
+  if (!log_scale()) {
+    set_cost_value(c, field, std::round(v * 1e6));
+  } else if (field.unit() == CostUnit::kFraction) {
+    set_cost_value(c, field, std::min(1.0, std::exp(v)));
+  } else {
+    set_cost_value(c, field, std::exp(v));
   }
 }
 
-// Bounds wide enough never to bind on a sane fit, tight enough to keep the simulator finite.
 double CostParameter::lower() const {
-  switch (field) {
-    case Field::kLaunch:
-    case Field::kHopLatency:
-      return 0;
-    case Field::kChannelBandwidth:
-      return std::log(1e8);  // 0.1 GB/s
-    default:
-      return std::log(0.01);
-  }
+  return log_scale() ? std::log(field.lower()) : field.lower() * 1e-6;
 }
 
 double CostParameter::upper() const {
-  switch (field) {
-    case Field::kLaunch:
-      return 10000;  // 10 ms
-    case Field::kHopLatency:
-      return 1000;
-    case Field::kChannelBandwidth:
-      return std::log(1e13);
-    default:
-      return 0;  // a fraction of at most 1
-  }
+  return log_scale() ? std::log(field.upper()) : field.upper() * 1e-6;
 }
 
 double CostParameter::step() const { return log_scale() ? 0.02 : 0.05; }
 
 std::string CostParameter::format(const CostParams& c) const {
-  const double v = value(c);
-  switch (field) {
-    case Field::kLaunch:
-    case Field::kHopLatency:
-      return fmt::format("{:.3f}us", v);
-    case Field::kChannelBandwidth:
-      return fmt::format("{:.2f}GB/s", std::exp(v) / 1e9);
-    default:
-      return fmt::format("{:.4f}", std::exp(v));
-  }
+  return format_cost_value(field, cost_value(c, field));
 }
 
 std::string CostParameter::format_sigma(const CostParams&, double sigma) const {
@@ -142,22 +72,21 @@ std::vector<CostParameter> cost_parameters_for(const Topology& topo,
     kinds[static_cast<int>(l.kind)] = true;
     classes[static_cast<int>(route_class_of(l.kind))] = true;
   }
-  using F = CostParameter::Field;
+  using K = CostField::Kind;
   std::vector<CostParameter> out;
   for (Protocol p : protocols) {
-    out.push_back({F::kLaunch, p});
+    const int pi = static_cast<int>(p);
+    out.push_back({{K::kLaunch, pi}});
     for (int rc = 0; rc < kRouteClassCount; ++rc) {
-      if (classes[rc]) out.push_back({F::kHopLatency, p, static_cast<RouteClass>(rc)});
+      if (classes[rc]) out.push_back({{K::kHopLatency, pi, rc}});
     }
-    if (p != Protocol::kSimple) out.push_back({F::kEfficiency, p});
+    if (p != Protocol::kSimple) out.push_back({{K::kEfficiency, pi}});
     if (start.protocol(p).channel_bandwidth.bytes_per_second() > 0) {
-      out.push_back({F::kChannelBandwidth, p});
+      out.push_back({{K::kChannelBandwidth, pi}});
     }
   }
   for (int k = 0; k < kLinkKindCount; ++k) {
-    if (kinds[k])
-      out.push_back(
-          {F::kLinkEfficiency, Protocol::kSimple, RouteClass::kNvLink, static_cast<LinkKind>(k)});
+    if (kinds[k]) out.push_back({{K::kLinkEfficiency, 0, 0, k}});
   }
   return out;
 }

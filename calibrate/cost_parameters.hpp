@@ -1,5 +1,5 @@
-// The cost parameters calibration can fit, each one a key of the `costs:` overlay
-// (simulator/cost_overrides.cpp) and a field of CostParams:
+// The cost parameters calibration can fit, each one a key of the `costs:` schema
+// (topology/cost_schema.hpp, whose bounds the fit keeps to) and a field of CostParams:
 //
 //   protocols.<p>.launch               time, once per collective (NCCL's baseLat)
 //   protocols.<p>.hop_latency.<class>  time per piece and hop, beyond the links' own latency, by
@@ -10,7 +10,7 @@
 //   link_efficiency.<kind>             achievable fraction of a link kind's line rate
 //
 //   std::vector<CostParameter> ps = cost_parameters_for(topo, {Protocol::kSimple});
-//   ps[0].set(params, ps[0].get(params) * 1.1);
+//   ps[0].set_value(params, ps[0].value(params) + 0.1);
 //
 // Times are fitted on a linear scale in microseconds (they may be 0); rates and fractions on a
 // log scale (positive, multiplicative errors). `value()` and `set_value()` speak the fit's scale.
@@ -32,20 +32,16 @@
 namespace collsim {
 
 struct CostParameter {
-  enum class Field { kLaunch, kHopLatency, kEfficiency, kChannelBandwidth, kLinkEfficiency };
-  Field field = Field::kLaunch;
-  Protocol protocol = Protocol::kSimple;
-  RouteClass route = RouteClass::kNvLink;
-  LinkKind link = LinkKind::kNvLink;
+  CostField field;  // the `costs:` key it is (topology/cost_schema.hpp)
 
-  std::string path() const;                 // "protocols.simple.launch"
-  bool log_scale() const;                   // rates and fractions
-  double value(const CostParams& c) const;  // fit scale: us, or log(fraction | bytes/s)
+  std::string path() const { return field.path(); }  // "protocols.simple.launch"
+  bool log_scale() const;                            // rates and fractions
+  double value(const CostParams& c) const;           // fit scale: us, or log(fraction | bytes/s)
   void set_value(CostParams& c, double v) const;
-  double lower() const;  // fit-scale bounds
+  double lower() const;  // fit-scale bounds: the schema's bounds on the fit's scale
   double upper() const;
   double step() const;  // finite-difference step on the fit scale
-  // The natural value as the overlay writes it: "12.5us", "28.4GB/s", "0.8240".
+  // The natural value as the overlay writes it: "12.500us", "28.40GB/s", "0.8240".
   std::string format(const CostParams& c) const;
   // One standard error, `sigma` on the fit scale, in natural units: "0.42us", "3.1%".
   std::string format_sigma(const CostParams& c, double sigma) const;

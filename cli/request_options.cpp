@@ -19,12 +19,8 @@ Topology load_cluster(const std::string& config, std::optional<int> nodes,
             : routing == "adaptive" ? Routing::kAdaptive
                                     : Routing::kDmodK;
   }
-  if (default_costs) {
-    (void)cost_params(load_topology(config, LoadOptions{nodes, {}, false, route}));  // checked
-  }
-  Topology topo = load_topology(config, LoadOptions{nodes, cost_files, default_costs, route});
-  (void)cost_params(topo);  // validates the overrides; the simulator applies them itself
-  return topo;
+  // Every costs: mapping, the config's own included, is read and checked at load.
+  return load_topology(config, LoadOptions{nodes, cost_files, default_costs, route});
 }
 
 void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files) {

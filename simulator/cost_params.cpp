@@ -4,6 +4,8 @@
 //   docs/theory.md §3.3-§3.4 (PCIe and IB efficiencies), NVIDIA datasheets for HBM bandwidth.
 #include "simulator/cost_params.hpp"
 
+#include <cmath>
+
 #include "topology/topology.hpp"
 
 namespace collsim {
@@ -107,7 +109,7 @@ CostParams default_cost_params(const Topology& topo) {
 
 CostParams cost_params(const Topology& topo) {
   CostParams c = default_cost_params(topo);
-  for (const ConfigNode* costs : topo.cost_layers()) apply_cost_overrides(*costs, c);
+  apply_cost_settings(topo.cost_settings(), c);
   return c;
 }
 
@@ -115,6 +117,74 @@ CostParams ideal_cost_params() {
   CostParams c;
   for (ProtocolCost& p : c.protocols) p = ProtocolCost{};
   return c;
+}
+
+namespace {
+
+static_assert(static_cast<int>(Protocol::kLL) == 0 && static_cast<int>(Protocol::kLL128) == 1 &&
+                  static_cast<int>(Protocol::kSimple) == 2,
+              "kCostProtocols follows the Protocol enum");
+static_assert(static_cast<int>(RouteClass::kNvLink) == 0 &&
+                  static_cast<int>(RouteClass::kPcie) == 1 &&
+                  static_cast<int>(RouteClass::kNetwork) == 2,
+              "kCostRouteClasses follows the RouteClass enum");
+
+Time ps_of(double v) { return Time::from_ps(static_cast<std::int64_t>(std::llround(v))); }
+
+}  // namespace
+
+double cost_value(const CostParams& params, const CostField& f) {
+  using K = CostField::Kind;
+  const ProtocolCost& p = params.protocols[static_cast<std::size_t>(f.protocol)];
+  switch (f.kind) {
+    case K::kLaunch:
+      return static_cast<double>(p.launch.ps());
+    case K::kHopLatency:
+      return static_cast<double>(p.hop_latency[static_cast<std::size_t>(f.route)].ps());
+    case K::kEfficiency:
+      return p.efficiency;
+    case K::kChannelBandwidth:
+      return p.channel_bandwidth.bytes_per_second();
+    case K::kLinkEfficiency:
+      return params.link_efficiency[static_cast<std::size_t>(f.link)];
+    case K::kReduceBandwidth:
+      return params.reduce_bandwidth.bytes_per_second();
+    case K::kCopyBandwidth:
+      return params.copy_bandwidth.bytes_per_second();
+  }
+  return 0;
+}
+
+void set_cost_value(CostParams& params, const CostField& f, double v) {
+  using K = CostField::Kind;
+  ProtocolCost& p = params.protocols[static_cast<std::size_t>(f.protocol)];
+  switch (f.kind) {
+    case K::kLaunch:
+      p.launch = ps_of(v);
+      break;
+    case K::kHopLatency:
+      p.hop_latency[static_cast<std::size_t>(f.route)] = ps_of(v);
+      break;
+    case K::kEfficiency:
+      p.efficiency = v;
+      break;
+    case K::kChannelBandwidth:
+      p.channel_bandwidth = Bandwidth::bytes_per_second(v);
+      break;
+    case K::kLinkEfficiency:
+      params.link_efficiency[static_cast<std::size_t>(f.link)] = v;
+      break;
+    case K::kReduceBandwidth:
+      params.reduce_bandwidth = Bandwidth::bytes_per_second(v);
+      break;
+    case K::kCopyBandwidth:
+      params.copy_bandwidth = Bandwidth::bytes_per_second(v);
+      break;
+  }
+}
+
+void apply_cost_settings(const CostSettings& settings, CostParams& params) {
+  for (const CostSetting& s : settings) set_cost_value(params, s.field, s.value);
 }
 
 }  // namespace collsim

@@ -4,7 +4,7 @@
 //
 //   CostParams c = default_cost_params(topo);            // by the cluster's GPU architecture
 //   c.protocol(Protocol::kSimple).channel_bandwidth;     // 30 GB/s per channel on Hopper
-//   apply_cost_overrides(root.at("costs"), c);           // YAML overlay (cost_overrides.cpp)
+//   apply_cost_settings(topo.cost_settings(), c);        // the config's `costs:` and overlays
 //
 // How each parameter enters the simulation (simulate.hpp says where):
 //  - A piece of B payload bytes puts ceil(B / efficiency) bytes on the wire (LL: 8 data bytes
@@ -28,13 +28,13 @@
 #include <array>
 
 #include "algorithms/ir/types.hpp"
+#include "topology/cost_schema.hpp"
 #include "topology/device.hpp"
 #include "topology/units.hpp"
 
 namespace collsim {
 
 class Topology;
-class ConfigNode;
 
 // Where a route runs, for the per-hop protocol latency: NVLink-class links only, some PCIe (or
 // SMP) link, or the inter-node network.
@@ -73,10 +73,12 @@ CostParams cost_params(const Topology& topo);
 // closed forms (tests compare the two).
 CostParams ideal_cost_params();
 
-// Applies a `costs:` YAML mapping on top of `params` (schema in cost_overrides.cpp and
-// docs/config.md). Throws ConfigError "file:line:col: costs.x.y: ..." on unknown keys
-// or bad values.
-void apply_cost_overrides(const ConfigNode& costs, CostParams& params);
+// One field of the `costs:` schema (topology/cost_schema.hpp) in CostParams, in the units of
+// CostSetting::value: picoseconds, bytes per second (0: none / free), or a fraction.
+double cost_value(const CostParams& params, const CostField& field);
+void set_cost_value(CostParams& params, const CostField& field, double value);
+// Applies settings read from `costs:` mappings, in order, on top of `params`.
+void apply_cost_settings(const CostSettings& settings, CostParams& params);
 
 std::string_view to_string(RouteClass c);
 

@@ -35,17 +35,16 @@ class TopologyBuilder {
   void set_routing(Routing r) { topo_.routing_ = r; }
   void set_fabric(std::string description) { topo_.fabric_ = std::move(description); }
   // Appends a `costs:` layer (the config's own first, then overlays; `file` names an overlay).
-  void add_cost_layer(std::shared_ptr<const ConfigNode> costs, std::string file = {}) {
+  void add_cost_layer(CostSettings costs, std::string file = {}) {
     add_cost_layer(topo_, std::move(costs), std::move(file));
   }
   static void clear_cost_layers(Topology& topo) {
-    topo.costs_.clear();
+    topo.cost_settings_.clear();
     topo.cost_files_.clear();
   }
   // The same on a built topology (the loader layers calibration overlays after building).
-  static void add_cost_layer(Topology& topo, std::shared_ptr<const ConfigNode> costs,
-                             std::string file = {}) {
-    topo.costs_.push_back(std::move(costs));
+  static void add_cost_layer(Topology& topo, CostSettings costs, std::string file = {}) {
+    for (CostSetting& s : costs) topo.cost_settings_.push_back(s);
     if (!file.empty()) topo.cost_files_.push_back(std::move(file));
   }
   // Rank order; by default node-major (node 0's GPUs in local order, then node 1's...).

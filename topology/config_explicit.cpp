@@ -116,7 +116,7 @@ Topology build_explicit(const ConfigNode& root, const std::string& default_name,
     any_gpu = any_gpu || b.device(DeviceId{static_cast<std::int32_t>(i)}).kind == DeviceKind::kGpu;
   }
   if (!any_gpu) devices.fail("expected at least one device of kind gpu");
-  if (auto costs = root.get("costs")) b.add_cost_layer(std::make_shared<ConfigNode>(*costs));
+  if (auto costs = root.get("costs")) b.add_cost_layer(read_cost_settings(*costs));
   return std::move(b).build();
 }
 

@@ -1,9 +1,9 @@
 #include "topology/config_node.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "topology/error.hpp"
 
@@ -66,8 +66,11 @@ std::optional<ConfigNode> ConfigNode::get(std::string_view key) const {
 }
 
 void ConfigNode::allow_keys(std::initializer_list<std::string_view> allowed) const {
+  allow_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void ConfigNode::allow_keys(const std::vector<std::string>& names) const {
   if (!node_.IsMap()) fail("expected a mapping");
-  std::vector<std::string> names(allowed.begin(), allowed.end());
   std::set<std::string> seen;
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();

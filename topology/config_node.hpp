@@ -35,6 +35,7 @@ class ConfigNode {
   // Rejects keys outside `allowed` (and duplicate keys) with the nearest accepted one suggested.
   // Also fails unless this node is a map.
   void allow_keys(std::initializer_list<std::string_view> allowed) const;
+  void allow_keys(const std::vector<std::string>& allowed) const;
 
   // Sequence access; fails unless this node is a sequence.
   std::size_t size() const;

@@ -486,7 +486,7 @@ Topology build_templated(const ConfigNode& root, const std::string& default_name
   std::vector<DeviceId> domain_switch, nics;
   for (int n = 0; n < nodes; ++n) build_node(b, n, node, model, domain_switch, nics);
   if (net.kind != NetworkKind::kNone) build_network(b, nodes, node, net, nics);
-  if (auto costs = root.get("costs")) b.add_cost_layer(std::make_shared<ConfigNode>(*costs));
+  if (auto costs = root.get("costs")) b.add_cost_layer(read_cost_settings(*costs));
   return std::move(b).build();
 }
 

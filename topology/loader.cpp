@@ -46,10 +46,10 @@ std::string read_text(const std::string& file, std::string_view what) {
 
 }  // namespace
 
-std::shared_ptr<const ConfigNode> load_cost_overlay(const std::string& file) {
+CostSettings load_cost_overlay(const std::string& file) {
   const ConfigNode root = ConfigNode::parse(read_text(file, "costs file"), file);
   root.allow_keys({"calibration", "costs"});
-  return std::make_shared<ConfigNode>(root.at("costs"));
+  return read_cost_settings(root.at("costs"));
 }
 
 Topology parse_topology(const std::string& text, const std::string& file,

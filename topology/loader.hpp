@@ -28,9 +28,9 @@ struct LoadOptions {
   std::optional<int> nodes = std::nullopt;
   // Calibration overlays (written by `collsim calibrate`) layered over the config's own `costs:`,
   // in order: YAML files with a required `costs:` mapping and an optional `calibration:` record
-  // of how it was fitted. The costs are checked where they are applied (cost_params).
+  // of how it was fitted. Every `costs:` mapping is read and checked at load (cost_schema.hpp).
   std::vector<std::string> cost_files = {};
-  // Leaves out the config's own `costs:` block (it is still checked): the simulator's
+  // Leaves out the config's own `costs:` block (it is still read and checked): the simulator's
   // NCCL-sourced defaults, as a calibration starts from (`collsim calibrate --default-costs`).
   bool default_costs = false;
   // Overrides a templated config's network.routing (fat_tree and rail_optimized networks only;
@@ -52,9 +52,9 @@ Topology parse_topology(const std::string& text, const std::string& file,
 // Where presets live: $COLLSIM_CONFIG_DIR if set, else the source tree's configs/ (compiled in).
 std::string preset_directory();
 
-// Reads one calibration overlay (see LoadOptions::cost_files): its `costs:` mapping, located for
+// Reads one calibration overlay (see LoadOptions::cost_files): its `costs:` settings, located for
 // errors ("cal.yaml:3:5: costs.protocols.simpel: unknown key; ...").
-std::shared_ptr<const ConfigNode> load_cost_overlay(const std::string& file);
+CostSettings load_cost_overlay(const std::string& file);
 std::vector<std::string> preset_names();
 
 }  // namespace collsim

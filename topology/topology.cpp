@@ -40,11 +40,6 @@ Topology::Topology() = default;
 Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
 
-std::vector<const ConfigNode*> Topology::cost_layers() const {
-  std::vector<const ConfigNode*> out;
-  for (const auto& c : costs_) out.push_back(c.get());
-  return out;
-}
 Topology& Topology::operator=(Topology&&) noexcept = default;
 
 std::vector<LinkId> Topology::out_links(DeviceId d) const { return graph_->out.at(d.value); }

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "topology/cost_schema.hpp"
 #include "topology/device.hpp"
 #include "topology/units.hpp"
 
@@ -64,10 +65,11 @@ class Topology {
   // How the templated form grew the fabric ("2 tiers: 4 leaves of 32 nodes, 4 spines"); empty
   // for other networks.
   const std::string& fabric() const { return fabric_; }
-  // The `costs:` mappings to apply over the simulator's defaults, in order: the config's own,
-  // then each calibration overlay loaded with it (LoadOptions::cost_files). The simulator applies
-  // them (simulator/cost_params.hpp, cost_params(const Topology&)).
-  std::vector<const ConfigNode*> cost_layers() const;
+  // The cost settings to apply over the simulator's defaults, in order: the config's own
+  // `costs:`, then each calibration overlay loaded with it (LoadOptions::cost_files), read and
+  // checked once at load (cost_schema.hpp). The simulator applies them
+  // (simulator/cost_params.hpp, cost_params(const Topology&)).
+  const CostSettings& cost_settings() const { return cost_settings_; }
   // The cost files that were layered on, as given (for provenance in reports).
   const std::vector<std::string>& cost_files() const { return cost_files_; }
 
@@ -120,7 +122,7 @@ class Topology {
  private:
   friend class TopologyBuilder;
   Topology();
-  void assign_nics();                                     // fills gpu_nic_ (see nic_of)
+  void assign_nics();  // fills gpu_nic_ (see nic_of)
   // BFS over non-network links: hops from `from` to each device reached, by device id.
   std::unordered_map<std::int32_t, int> node_local_hops(DeviceId from) const;
   Route find_route(DeviceId from, DeviceId to, std::uint32_t flow) const;  // uncached; route.cpp
@@ -136,7 +138,7 @@ class Topology {
   bool pxn_ = false;
   Routing routing_ = Routing::kDmodK;
   std::string fabric_;
-  std::vector<std::shared_ptr<const ConfigNode>> costs_;
+  CostSettings cost_settings_;
   std::vector<std::string> cost_files_;
   std::vector<Device> devices_;
   std::vector<Link> links_;

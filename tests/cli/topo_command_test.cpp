@@ -83,7 +83,7 @@ TEST(TopoCommand, CostValuesOutOfRangeAreLocated) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "collsim: " + dir +
                        "costs-efficiency-above-one.yaml:10:15: costs.link_efficiency.nvswitch: "
-                       "expected a number from 1e-06 to 1, got 1.5\n");
+                       "expected a number from 0.01 to 1, got 1.5\n");
   r = run_collsim("topo " + dir + "costs-launch-not-a-time.yaml");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "collsim: " + dir +

@@ -30,7 +30,7 @@ costs:
     ll: {efficiency: 0.25}
 )",
                                             "x.yaml");
-  apply_cost_overrides(root.at("costs"), c);
+  apply_cost_settings(read_cost_settings(root.at("costs")), c);
   EXPECT_DOUBLE_EQ(c.efficiency(LinkKind::kNvSwitch), 0.9);
   EXPECT_DOUBLE_EQ(c.efficiency(LinkKind::kNvLink), 20.6 / 25.0);
   EXPECT_EQ(c.reduce_bandwidth, Bandwidth());
@@ -45,7 +45,7 @@ TEST(CostParams, YamlErrorsSayWhereAndWhat) {
   auto error = [](const std::string& yaml) {
     CostParams c = default_cost_params(90);
     try {
-      apply_cost_overrides(ConfigNode::parse(yaml, "x.yaml").at("costs"), c);
+      apply_cost_settings(read_cost_settings(ConfigNode::parse(yaml, "x.yaml").at("costs")), c);
     } catch (const ConfigError& e) {
       return std::string(e.what());
     }
@@ -55,7 +55,7 @@ TEST(CostParams, YamlErrorsSayWhereAndWhat) {
             "x.yaml:3:5: costs.protocols.simpel: unknown key; expected one of ll, ll128, "
             "simple; did you mean \"simple\"?");
   EXPECT_EQ(error("costs:\n  link_efficiency: {ib: 1.5}\n"),
-            "x.yaml:2:25: costs.link_efficiency.ib: expected a number from 1e-06 to 1, got 1.5");
+            "x.yaml:2:25: costs.link_efficiency.ib: expected a number from 0.01 to 1, got 1.5");
 }
 
 }  // namespace
