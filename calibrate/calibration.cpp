@@ -88,13 +88,15 @@ ErrorStats error_stats(const std::vector<double>& errors_pct) {
   return s;
 }
 
-Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,
-                      const CalibrateOptions& options) {
-  Calibration cal;
-  cal.start = cost_params(topo);
-  cal.fitted = cal.start;
-  std::vector<std::pair<std::size_t, RowCase>> cases;  // (file, case)
-  std::set<Protocol> protocols;
+namespace {
+
+using FileCase = std::pair<std::size_t, RowCase>;  // (file index, case)
+
+// The rows the fit can use, and the protocols they ran; what it cannot use goes to cal.skipped.
+std::vector<FileCase> fit_cases(const Topology& topo, const std::vector<MeasurementFile>& files,
+                                const CalibrateOptions& options, Calibration& cal,
+                                std::set<Protocol>& protocols) {
+  std::vector<FileCase> cases;
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     FilePlan plan = plan_measurements(topo, files[fi]);
     cal.files.push_back(files[fi].path);
@@ -111,14 +113,18 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
       cases.emplace_back(fi, std::move(c));
     }
   }
-  cal.rows = cases.size();
   if (cases.empty()) {
     throw MeasurementError(
         "calibrate: no row of the measurements can be predicted on this "
         "cluster, so there is nothing to fit");
   }
+  return cases;
+}
 
-  ScheduleCache cache;
+// How each case is predicted during the fit: its own schedule, or (above exact_limit) two
+// smaller ones to extrapolate from.
+std::vector<FitRow> fit_rows(const std::vector<FileCase>& cases, const CalibrateOptions& options,
+                             ScheduleCache& cache) {
   std::vector<FitRow> rows;
   for (const auto& [fi, c] : cases) {
     FitRow fr;
@@ -141,9 +147,23 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
     }
     rows.push_back(fr);
   }
+  return rows;
+}
 
-  const std::vector<CostParameter> params = cost_parameters_for(
-      topo, std::vector<Protocol>(protocols.begin(), protocols.end()), cal.start);
+CostParams costs_at(const CostParams& start, const std::vector<CostParameter>& params,
+                    const Eigen::VectorXd& x) {
+  CostParams c = start;
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    params[j].set_value(c, x[static_cast<Eigen::Index>(j)]);
+  }
+  return c;
+}
+
+// The least-squares problem: the parameters on their fit scales, and log(predicted / measured)
+// of every row. The problem refers to its arguments, which must outlive it.
+LsqProblem fit_problem(const Topology& topo, const CostParams& start,
+                       const std::vector<CostParameter>& params, const ScheduleCache& cache,
+                       const std::vector<FitRow>& rows) {
   const auto n = static_cast<Eigen::Index>(params.size());
   LsqProblem p;
   p.x0.resize(n);
@@ -152,18 +172,13 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
   p.step.resize(n);
   for (Eigen::Index j = 0; j < n; ++j) {
     const CostParameter& cp = params[static_cast<std::size_t>(j)];
-    p.x0[j] = cp.value(cal.start);
+    p.x0[j] = cp.value(start);
     p.lower[j] = cp.lower();
     p.upper[j] = cp.upper();
     p.step[j] = cp.step();
   }
-  auto costs_at = [&](const Eigen::VectorXd& x) {
-    CostParams c = cal.start;
-    for (Eigen::Index j = 0; j < n; ++j) params[static_cast<std::size_t>(j)].set_value(c, x[j]);
-    return c;
-  };
-  p.residuals = [&](const Eigen::VectorXd& x) {
-    const CostParams c = costs_at(x);
+  p.residuals = [&topo, &start, &params, &cache, &rows](const Eigen::VectorXd& x) {
+    const CostParams c = costs_at(start, params, x);
     std::vector<double> t(cache.size());
     for (std::size_t i = 0; i < cache.size(); ++i) {
       t[i] = simulate_request(topo, cache.request(static_cast<int>(i)),
@@ -181,15 +196,21 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
     }
     return r;
   };
-  LsqResult fit = robust_least_squares(p);
-  // A parameter the rows pin only loosely (a standard error above max_relative_sigma of its
-  // value) is no calibration: the loosest one goes back to its prior value and is held, and the
-  // rest are fitted again, one at a time, since two correlated parameters are loose together and
-  // holding one usually pins the other.
-  std::vector<bool> weak(static_cast<std::size_t>(n), false);
+  return p;
+}
+
+// A parameter the rows pin only loosely (a standard error above max_relative_sigma of its
+// value) is no calibration: the loosest one goes back to its prior value and is held, and the
+// rest are fitted again, one at a time, since two correlated parameters are loose together and
+// holding one usually pins the other. Returns which were held.
+std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
+                                        const std::vector<CostParameter>& params,
+                                        const CostParams& start, double max_relative_sigma) {
+  const auto n = static_cast<Eigen::Index>(params.size());
+  std::vector<bool> weak(params.size(), false);
   for (int round = 0; round < 4; ++round) {
     Eigen::Index worst = -1;
-    double worst_rel = options.max_relative_sigma;
+    double worst_rel = max_relative_sigma;
     for (Eigen::Index j = 0; j < n; ++j) {
       const auto k = static_cast<std::size_t>(j);
       if (!fit.free[k] || fit.at_bound[k]) continue;
@@ -204,63 +225,101 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
     weak[static_cast<std::size_t>(worst)] = true;
     p.fixed = weak;
     p.x0 = fit.x;
-    p.x0[worst] = params[static_cast<std::size_t>(worst)].value(cal.start);
+    p.x0[worst] = params[static_cast<std::size_t>(worst)].value(start);
     const int evaluations = fit.evaluations, iterations = fit.iterations;
     fit = robust_least_squares(p);
     fit.evaluations += evaluations;
     fit.iterations += iterations;
   }
-  cal.fitted = costs_at(fit.x);
+  return weak;
+}
+
+// The files that carry at least 5 % of the information on parameter j (sum over their rows of
+// w J^2): "a.txt 72%, b.txt 28%".
+std::string information_shares(const LsqResult& fit, Eigen::Index j,
+                               const std::vector<FitRow>& rows,
+                               const std::vector<MeasurementFile>& files) {
+  std::vector<double> share(files.size(), 0.0);
+  double total = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto ii = static_cast<Eigen::Index>(i);
+    const double info = fit.weights[ii] * fit.jacobian(ii, j) * fit.jacobian(ii, j);
+    share[rows[i].file] += info;
+    total += info;
+  }
+  std::vector<std::string> parts;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    if (total > 0 && share[f] / total >= 0.05) {
+      parts.push_back(fmt::format("{} {:.0f}%", files[f].path, 100 * share[f] / total));
+    }
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// What the report says of parameter j: its values, and what determined it or why nothing did.
+FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index j,
+                         const LsqResult& fit, bool weak, const Calibration& cal,
+                         const std::vector<FitRow>& rows, const std::vector<MeasurementFile>& files,
+                         double max_relative_sigma) {
+  const auto k = static_cast<std::size_t>(j);
+  const CostParameter& cp = params[k];
+  FittedParameter fp;
+  fp.parameter = cp;
+  fp.before = cp.format(cal.start);
+  fp.value = cp.format(cal.fitted);
+  fp.fitted = fit.free[k];
+  fp.fit_value = fit.x[j];
+  fp.fit_sigma = fit.sigma[j];
+  fp.at_bound = fp.fitted && fit.at_bound[k];
+  if (fp.fitted) {
+    fp.sigma = fp.at_bound ? "at bound" : cp.format_sigma(cal.fitted, fit.sigma[j]);
+    fp.determined_by = information_shares(fit, j, rows, files);
+    if (fp.at_bound) {
+      fp.determined_by = fmt::format(
+          "ran to its bound (the rows say only that it is {}); {}",
+          fit.x[j] <= cp.lower() + 1e-9 ? "at most this" : "at least this", fp.determined_by);
+    }
+  } else if (weak) {
+    fp.determined_by = fmt::format(
+        "not determined: the rows pin it only loosely (standard error above {:.0f}% of it); "
+        "prior kept",
+        100 * max_relative_sigma);
+  } else {
+    const int other = fit.collinear_with[k];
+    fp.determined_by =
+        other >= 0 ? fmt::format("not determined: moves the rows as {} does, which is fitted",
+                                 params[static_cast<std::size_t>(other)].path())
+                   : std::string("not determined: no row depends on it");
+  }
+  return fp;
+}
+
+}  // namespace
+
+Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,
+                      const CalibrateOptions& options) {
+  Calibration cal;
+  cal.start = cost_params(topo);
+  cal.fitted = cal.start;
+  std::set<Protocol> protocols;
+  const std::vector<FileCase> cases = fit_cases(topo, files, options, cal, protocols);
+  cal.rows = cases.size();
+  ScheduleCache cache;
+  const std::vector<FitRow> rows = fit_rows(cases, options, cache);
+  const std::vector<CostParameter> params = cost_parameters_for(
+      topo, std::vector<Protocol>(protocols.begin(), protocols.end()), cal.start);
+
+  LsqProblem p = fit_problem(topo, cal.start, params, cache, rows);
+  LsqResult fit = robust_least_squares(p);
+  const std::vector<bool> weak =
+      hold_loose_parameters(p, fit, params, cal.start, options.max_relative_sigma);
+  cal.fitted = costs_at(cal.start, params, fit.x);
   cal.iterations = fit.iterations;
   cal.evaluations = fit.evaluations;
   cal.converged = fit.converged;
-
-  for (Eigen::Index j = 0; j < n; ++j) {
-    const CostParameter& cp = params[static_cast<std::size_t>(j)];
-    FittedParameter fp;
-    fp.parameter = cp;
-    fp.before = cp.format(cal.start);
-    fp.value = cp.format(cal.fitted);
-    fp.fitted = fit.free[static_cast<std::size_t>(j)];
-    fp.fit_value = fit.x[j];
-    fp.fit_sigma = fit.sigma[j];
-    fp.at_bound = fp.fitted && fit.at_bound[static_cast<std::size_t>(j)];
-    if (fp.fitted) {
-      fp.sigma = fp.at_bound ? "at bound" : cp.format_sigma(cal.fitted, fit.sigma[j]);
-      // Information share per file: sum over its rows of w J^2.
-      std::vector<double> share(files.size(), 0.0);
-      double total = 0;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto ii = static_cast<Eigen::Index>(i);
-        const double info = fit.weights[ii] * fit.jacobian(ii, j) * fit.jacobian(ii, j);
-        share[rows[i].file] += info;
-        total += info;
-      }
-      std::vector<std::string> parts;
-      for (std::size_t f = 0; f < files.size(); ++f) {
-        if (total > 0 && share[f] / total >= 0.05) {
-          parts.push_back(fmt::format("{} {:.0f}%", files[f].path, 100 * share[f] / total));
-        }
-      }
-      fp.determined_by = fmt::format("{}", fmt::join(parts, ", "));
-      if (fp.at_bound) {
-        fp.determined_by = fmt::format(
-            "ran to its bound (the rows say only that it is {}); {}",
-            fit.x[j] <= cp.lower() + 1e-9 ? "at most this" : "at least this", fp.determined_by);
-      }
-    } else if (weak[static_cast<std::size_t>(j)]) {
-      fp.determined_by = fmt::format(
-          "not determined: the rows pin it only loosely (standard error above {:.0f}% of it); "
-          "prior kept",
-          100 * options.max_relative_sigma);
-    } else {
-      const int other = fit.collinear_with[static_cast<std::size_t>(j)];
-      fp.determined_by =
-          other >= 0 ? fmt::format("not determined: moves the rows as {} does, which is fitted",
-                                   params[static_cast<std::size_t>(other)].path())
-                     : std::string("not determined: no row depends on it");
-    }
-    cal.parameters.push_back(std::move(fp));
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], cal, rows,
+                                      files, options.max_relative_sigma));
   }
 
   std::vector<double> before, after;

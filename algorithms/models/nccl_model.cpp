@@ -120,152 +120,195 @@ const NcclModel::Entry& NcclModel::entry(Collective c, NcclAlgo a, Protocol p) c
                 static_cast<int>(p)];
 }
 
-NcclModel::NcclModel(const NcclModelInput& input) : in_(input) {
-  const detail::NcclConstants& k = detail::nccl_constants(in_.version);
-  const bool head = in_.version == NcclVersion::k2_30;
-  const int arch = arch_index(in_.sm);
-  const int nodes = in_.nodes, ranks = in_.ranks;
-  const double ppn = static_cast<double>(ranks) / nodes;
-  const int index2 = nodes <= 2 ? nodes - 1 : 2;
+namespace {
+
+// What every entry of the model reads: the constant set, the cluster's shape and the rows of
+// NCCL's tables that apply to it.
+struct Setting {
+  const detail::NcclConstants& k;
+  const NcclModelInput& in;
+  bool head;  // 2.30's rules (the newest constant set)
+  int arch;
+  int nodes, ranks;
+  double ppn;
+  double ll_max_bw, per_ch_tree, per_ch_ring_ll128, per_ch_tree_ll128, per_ch_nvls_tree;
+  double net_overhead;
+  bool pat;
+};
+
+Setting setting_of(const NcclModelInput& in) {
+  const detail::NcclConstants& k = detail::nccl_constants(in.version);
+  const int arch = arch_index(in.sm);
+  const int index2 = in.nodes <= 2 ? in.nodes - 1 : 2;
   // llMaxBw row: by architecture on one node, by CPU vendor otherwise (§1.4).
-  const int index1 = nodes == 1 ? arch : (in_.cpu == CpuVendor::kAmd ? 1 : 0);
-  const double ll_max_bw = k.ll_max_bw[index1][index2];
-  const double per_ch_tree = k.per_ch_max_tree_bw[arch][index2];
-  const double per_ch_ring_ll128 = k.per_ch_max_ring_ll128_bw[arch][index2];
-  const double per_ch_tree_ll128 = k.per_ch_max_tree_ll128_bw[arch][index2];
-  const double per_ch_nvls_tree = k.per_ch_max_nvls_tree_bw[arch][index2];
-  const double net_overhead = in_.cpu == CpuVendor::kAmd ? 2.0 : 1.0;  // §1.5
-  const bool pat = in_.pat.value_or(head && nodes == ranks);
-  if (in_.runtime_channels == 0 && in_.ring) in_.runtime_channels = 2 * in_.ring->channels;
+  const int index1 = in.nodes == 1 ? arch : (in.cpu == CpuVendor::kAmd ? 1 : 0);
+  const bool head = in.version == NcclVersion::k2_30;
+  return {k,
+          in,
+          head,
+          arch,
+          in.nodes,
+          in.ranks,
+          static_cast<double>(in.ranks) / in.nodes,
+          k.ll_max_bw[index1][index2],
+          k.per_ch_max_tree_bw[arch][index2],
+          k.per_ch_max_ring_ll128_bw[arch][index2],
+          k.per_ch_max_tree_ll128_bw[arch][index2],
+          k.per_ch_max_nvls_tree_bw[arch][index2],
+          in.cpu == CpuVendor::kAmd ? 2.0 : 1.0,  // §1.5
+          in.pat.value_or(head && in.nodes == in.ranks)};
+}
 
-  auto graph_of = [&](NcclAlgo a) -> const std::optional<NcclGraph>& {
-    switch (a) {
-      case NcclAlgo::kRing:
-        return in_.ring;
-      case NcclAlgo::kTree:
-      case NcclAlgo::kPat:
-        return in_.tree;  // PAT reuses the Tree graph (§1.1)
-      case NcclAlgo::kNvls:
-      case NcclAlgo::kNvlsTree:
-        return in_.nvls;
-      default: {
-        static const std::optional<NcclGraph> kNone;
-        return kNone;
-      }
+const std::optional<NcclGraph>& graph_of(const NcclModelInput& in, NcclAlgo a) {
+  static const std::optional<NcclGraph> kNone;
+  switch (a) {
+    case NcclAlgo::kRing:
+      return in.ring;
+    case NcclAlgo::kTree:
+    case NcclAlgo::kPat:
+      return in.tree;  // PAT reuses the Tree graph (§1.1)
+    case NcclAlgo::kNvls:
+    case NcclAlgo::kNvlsTree:
+      return in.nvls;
+    default:
+      return kNone;
+  }
+}
+
+bool is_nvls_family(NcclAlgo a) { return a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree; }
+bool is_ag_rs(Collective c) {
+  return c == Collective::kAllGather || c == Collective::kReduceScatter;
+}
+
+// Whether NCCL runs `a` for `coll` here at all (§1.6).
+bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const NcclGraph& g) {
+  const bool ar = coll == Collective::kAllReduce;
+  if ((coll == Collective::kBroadcast || coll == Collective::kReduce) && a != NcclAlgo::kRing) {
+    return false;
+  }
+  if (is_ag_rs(coll) && a != NcclAlgo::kRing && a != NcclAlgo::kPat && a != NcclAlgo::kNvls) {
+    return false;
+  }
+  if (ar && a == NcclAlgo::kPat) return false;
+  if (a == NcclAlgo::kPat && !s.pat) return false;
+  if (a == NcclAlgo::kNvls && s.nodes > 1) return false;  // multi-node NVLS needs CollNet
+  if (a == NcclAlgo::kNvlsTree && s.nodes == 1) return false;
+  if (a == NcclAlgo::kNvls && is_ag_rs(coll) && s.ppn > 32) return false;  // NCCL_MAX_NVLS_ARITY
+  return !(is_nvls_family(a) && s.head && g.channels < 2);
+}
+
+bool protocol_available(const Setting& s, NcclAlgo a, Protocol p) {
+  if ((is_nvls_family(a) || a == NcclAlgo::kPat) && p != Protocol::kSimple) return false;
+  return !(p == Protocol::kLL128 && !s.in.ll128);
+}
+
+// The algorithm bandwidth, GB/s (§1.3): the graph's bus bandwidth with NCCL's per-algorithm and
+// per-protocol caps and factors, turned into algorithm bandwidth.
+double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protocol p,
+                           const NcclGraph& g) {
+  const bool ar = coll == Collective::kAllReduce;
+  const bool nvls_family = is_nvls_family(a);
+  double bw = s.nodes <= 2 ? g.bw_intra : g.bw_inter;
+  if (nvls_family) {
+    if (s.head) {
+      double intra = g.bw_intra * s.k.nvls_efficiency[s.arch] * (g.channels - 1) / g.channels;
+      intra *= ar ? 2.0 : (s.ppn - 1) / s.ppn;
+      const double inter = g.bw_inter * ((a == NcclAlgo::kNvlsTree && s.nodes <= 2) ? 2.0 : 1.0);
+      bw = std::min(intra, inter);
+      if (a == NcclAlgo::kNvlsTree) bw = std::min(bw, s.per_ch_nvls_tree);
+    } else {
+      bw = a == NcclAlgo::kNvls ? std::min(g.bw_intra, g.bw_inter)
+                                : std::min(g.bw_intra, s.nodes <= 2 ? g.bw_inter : g.bw_inter / 2);
     }
-  };
+  }
+  double bus = g.channels * bw;
+  if (a == NcclAlgo::kRing && p == Protocol::kLL) bus = std::min(s.ll_max_bw, bus * 0.5);
+  if (a == NcclAlgo::kRing && p == Protocol::kLL128) {
+    const double f = (s.head || s.ppn >= 2) ? 0.92 : 0.7;
+    bus = std::min(bus * f, g.channels * s.per_ch_ring_ll128);
+  }
+  if (a == NcclAlgo::kTree && (ar || !s.head)) {
+    bus = std::min(bus * 0.92, g.channels * s.per_ch_tree);
+  }
+  if (a == NcclAlgo::kTree && p == Protocol::kLL) bus = std::min(bus / 3.8, s.ll_max_bw);
+  if (a == NcclAlgo::kTree && p == Protocol::kLL128) {
+    bus = std::min(bus * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                   g.channels * s.per_ch_tree_ll128);
+  }
+  if (a == NcclAlgo::kTree && s.in.tree_pattern_is_tree) bus *= 0.85;
+  if (a == NcclAlgo::kPat) bus *= 0.75;
+  // Bus -> algorithm bandwidth, skipped for non-Ring AllGather/ReduceScatter.
+  if (a != NcclAlgo::kRing && is_ag_rs(coll)) return bus;
+  double ratio = 0.5;
+  if (a == NcclAlgo::kRing || (s.head && nvls_family)) {
+    const int nsteps = ar ? 2 * (s.ranks - 1) : is_ag_rs(coll) ? s.ranks - 1 : s.ranks;
+    ratio = static_cast<double>(s.ranks) / nsteps;
+  } else if (nvls_family) {
+    ratio = 5.0 / 6.0;
+  }
+  return bus * ratio;
+}
 
+// The latency, us (§1.5): baseLat plus the hardware latency of every step, by where it runs.
+double latency(const Setting& s, Collective coll, NcclAlgo a, Protocol p, const NcclGraph& g) {
+  const bool ar = coll == Collective::kAllReduce;
+  const int ai = static_cast<int>(a), pi = static_cast<int>(p);
+  const int nsteps = ar ? 2 * (s.ranks - 1) : is_ag_rs(coll) ? s.ranks - 1 : s.ranks;
+  double lat = s.k.base_lat[ai][pi];
+  const int intra_hw = g.nvlink ? kHwNvlink : kHwPci;
+  const double intra_lat = s.k.hw_lat[intra_hw][ai][pi];
+  double inter_lat = (s.head && s.ppn == 1)
+                         ? s.k.hw_lat[kHwNet][static_cast<int>(NcclAlgo::kTree)][pi]
+                         : s.k.hw_lat[kHwNet][ai][pi];
+  inter_lat += g.latency_inter;
+  if (p == Protocol::kSimple) inter_lat += g.latency_inter;  // "flush"
+  const int nodes = s.nodes;
+  switch (a) {
+    case NcclAlgo::kRing: {
+      const int hw = nodes == 1 ? intra_hw : kHwNet;
+      if (coll == Collective::kBroadcast || coll == Collective::kReduce) {
+        if (g.same_channels) return lat + s.k.hw_lat[hw][ai][pi];
+        const int from = p == Protocol::kSimple ? static_cast<int>(NcclAlgo::kTree) : ai;
+        return lat + nsteps * s.k.hw_lat[hw][from][pi];
+      }
+      const double overhead = nodes > 1 ? s.net_overhead * (p == Protocol::kSimple ? 3 : 1) : 0.0;
+      const double step_lat = std::max(intra_lat, overhead);
+      int inter_steps = 0;
+      if (nodes > 1) {
+        inter_steps = s.head ? (ar ? 2 * (nodes - 1) : nodes - 1) : (ar ? 2 * nodes : nodes - 1);
+      }
+      return lat + (nsteps - inter_steps) * step_lat + inter_steps * inter_lat;
+    }
+    case NcclAlgo::kTree:
+      if (ar || !s.head) lat += 2 * ((s.ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
+      return lat;
+    case NcclAlgo::kNvls:
+      return intra_lat + (nodes > 1 ? inter_lat : 0.0);
+    case NcclAlgo::kNvlsTree:
+      return lat + intra_lat + 2 * log2i(nodes) * inter_lat;
+    case NcclAlgo::kPat:
+      return lat + log2i(nodes) * (inter_lat / 3.5) + s.ranks * 2.8;
+    default:
+      return lat;
+  }
+}
+
+}  // namespace
+
+NcclModel::NcclModel(const NcclModelInput& input) : in_(input) {
+  if (in_.runtime_channels == 0 && in_.ring) in_.runtime_channels = 2 * in_.ring->channels;
+  const Setting s = setting_of(in_);
   for (int ci = 0; ci < kColls; ++ci) {
     const Collective coll = kModelled[ci];
-    const bool ar = coll == Collective::kAllReduce;
-    const bool ag_rs = coll == Collective::kAllGather || coll == Collective::kReduceScatter;
-    const int nsteps = ar ? 2 * (ranks - 1) : ag_rs ? ranks - 1 : ranks;
     for (int ai = 0; ai < kNcclAlgoCount; ++ai) {
       const auto a = static_cast<NcclAlgo>(ai);
-      const auto& g = graph_of(a);
-      if (!g) continue;
-      // Availability (§1.6).
-      if ((coll == Collective::kBroadcast || coll == Collective::kReduce) && a != NcclAlgo::kRing) {
-        continue;
-      }
-      if (ag_rs && a != NcclAlgo::kRing && a != NcclAlgo::kPat && a != NcclAlgo::kNvls) continue;
-      if (ar && a == NcclAlgo::kPat) continue;
-      if (a == NcclAlgo::kPat && !pat) continue;
-      if (a == NcclAlgo::kNvls && nodes > 1) continue;  // multi-node NVLS needs CollNet
-      if (a == NcclAlgo::kNvlsTree && nodes == 1) continue;
-      if (a == NcclAlgo::kNvls && ag_rs && ppn > 32) continue;  // NCCL_MAX_NVLS_ARITY
-      const bool nvls_family = a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree;
-      if (nvls_family && head && g->channels < 2) continue;
-
+      const std::optional<NcclGraph>& g = graph_of(in_, a);
+      if (!g || !algorithm_available(s, coll, a, *g)) continue;
       for (int pi = 0; pi < kProtocolCount; ++pi) {
         const auto p = static_cast<Protocol>(pi);
-        if ((nvls_family || a == NcclAlgo::kPat) && p != Protocol::kSimple) continue;
-        if (p == Protocol::kLL128 && !in_.ll128) continue;
-
-        // Bandwidth (§1.3).
-        double bw = nodes <= 2 ? g->bw_intra : g->bw_inter;
-        if (nvls_family) {
-          if (head) {
-            double intra = g->bw_intra * k.nvls_efficiency[arch] * (g->channels - 1) / g->channels;
-            intra *= ar ? 2.0 : (ppn - 1) / ppn;
-            const double inter =
-                g->bw_inter * ((a == NcclAlgo::kNvlsTree && nodes <= 2) ? 2.0 : 1.0);
-            bw = std::min(intra, inter);
-            if (a == NcclAlgo::kNvlsTree) bw = std::min(bw, per_ch_nvls_tree);
-          } else {
-            bw = a == NcclAlgo::kNvls
-                     ? std::min(g->bw_intra, g->bw_inter)
-                     : std::min(g->bw_intra, nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
-          }
-        }
-        double bus = g->channels * bw;
-        if (a == NcclAlgo::kRing && p == Protocol::kLL) bus = std::min(ll_max_bw, bus * 0.5);
-        if (a == NcclAlgo::kRing && p == Protocol::kLL128) {
-          const double f = (head || ppn >= 2) ? 0.92 : 0.7;
-          bus = std::min(bus * f, g->channels * per_ch_ring_ll128);
-        }
-        if (a == NcclAlgo::kTree && (ar || !head)) {
-          bus = std::min(bus * 0.92, g->channels * per_ch_tree);
-        }
-        if (a == NcclAlgo::kTree && p == Protocol::kLL) bus = std::min(bus / 3.8, ll_max_bw);
-        if (a == NcclAlgo::kTree && p == Protocol::kLL128) {
-          bus = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                         g->channels * per_ch_tree_ll128);
-        }
-        if (a == NcclAlgo::kTree && in_.tree_pattern_is_tree) bus *= 0.85;
-        if (a == NcclAlgo::kPat) bus *= 0.75;
-        // Bus -> algorithm bandwidth, skipped for non-Ring AllGather/ReduceScatter.
-        if (!(a != NcclAlgo::kRing && ag_rs)) {
-          double ratio = 0.5;
-          if (a == NcclAlgo::kRing || (head && nvls_family)) {
-            ratio = static_cast<double>(ranks) / nsteps;
-          } else if (nvls_family) {
-            ratio = 5.0 / 6.0;
-          }
-          bus *= ratio;
-        }
-
-        // Latency (§1.5).
-        double lat = k.base_lat[ai][pi];
-        const int intra_hw = g->nvlink ? kHwNvlink : kHwPci;
-        const double intra_lat = k.hw_lat[intra_hw][ai][pi];
-        double inter_lat = (head && ppn == 1)
-                               ? k.hw_lat[kHwNet][static_cast<int>(NcclAlgo::kTree)][pi]
-                               : k.hw_lat[kHwNet][ai][pi];
-        inter_lat += g->latency_inter;
-        if (p == Protocol::kSimple) inter_lat += g->latency_inter;  // "flush"
-        if (a == NcclAlgo::kRing) {
-          const int hw = nodes == 1 ? intra_hw : kHwNet;
-          if (coll == Collective::kBroadcast || coll == Collective::kReduce) {
-            if (g->same_channels) {
-              lat += k.hw_lat[hw][ai][pi];
-            } else {
-              const int from = p == Protocol::kSimple ? static_cast<int>(NcclAlgo::kTree) : ai;
-              lat += nsteps * k.hw_lat[hw][from][pi];
-            }
-          } else {
-            const double overhead =
-                nodes > 1 ? net_overhead * (p == Protocol::kSimple ? 3 : 1) : 0.0;
-            const double step_lat = std::max(intra_lat, overhead);
-            int inter_steps = 0;
-            if (nodes > 1) {
-              inter_steps =
-                  head ? (ar ? 2 * (nodes - 1) : nodes - 1) : (ar ? 2 * nodes : nodes - 1);
-            }
-            lat += (nsteps - inter_steps) * step_lat + inter_steps * inter_lat;
-          }
-        } else if (a == NcclAlgo::kTree) {
-          if (ar || !head) {
-            lat += 2 * ((ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
-          }
-        } else if (a == NcclAlgo::kNvls) {
-          lat = intra_lat + (nodes > 1 ? inter_lat : 0.0);
-        } else if (a == NcclAlgo::kNvlsTree) {
-          lat += intra_lat + 2 * log2i(nodes) * inter_lat;
-        } else if (a == NcclAlgo::kPat) {
-          lat += log2i(nodes) * (inter_lat / 3.5) + ranks * 2.8;
-        }
-        at(ci, a, p) = Entry{bus > 0, lat, bus};
+        if (!protocol_available(s, a, p)) continue;
+        const double bus = algorithm_bandwidth(s, coll, a, p, *g);
+        at(ci, a, p) = Entry{bus > 0, latency(s, coll, a, p, *g), bus};
       }
     }
   }
