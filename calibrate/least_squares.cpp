@@ -48,6 +48,139 @@ double robust_scale(const Eigen::VectorXd& r) {
 namespace {
 
 // One pass: choose the free parameters at p.x0, then iterate.
+// The columns of the parameters the data determine: a rank-revealing QR of the column-scaled
+// Jacobian. Every other parameter with a non-zero column is marked collinear with the free one
+// its column is most parallel to. Sets out.free and out.collinear_with.
+std::vector<Eigen::Index> determined_parameters(const Eigen::MatrixXd& J, double tolerance,
+                                                LsqResult& out) {
+  const Eigen::Index m = J.rows(), n = J.cols();
+  Eigen::MatrixXd scaled = J;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double norm = J.col(j).norm();
+    scaled.col(j) = norm > 0 ? Eigen::VectorXd(J.col(j) / norm) : Eigen::VectorXd::Zero(m);
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(scaled);
+  const Eigen::MatrixXd R = qr.matrixQR().triangularView<Eigen::Upper>();
+  const auto perm = qr.colsPermutation().indices();
+  const double r00 = R.rows() > 0 && R.cols() > 0 ? std::abs(R(0, 0)) : 0;
+  std::vector<Eigen::Index> free;
+  for (Eigen::Index k = 0; k < std::min(m, n); ++k) {
+    if (r00 > 0 && std::abs(R(k, k)) > tolerance * r00) free.push_back(perm[k]);
+  }
+  std::sort(free.begin(), free.end());
+  for (Eigen::Index j : free) out.free[static_cast<std::size_t>(j)] = true;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    if (out.free[static_cast<std::size_t>(j)] || J.col(j).norm() == 0) continue;
+    double best = -1;
+    for (Eigen::Index f : free) {
+      const double c = std::abs(scaled.col(j).dot(scaled.col(f)));
+      if (c > best) {
+        best = c;
+        out.collinear_with[static_cast<std::size_t>(j)] = static_cast<int>(f);
+      }
+    }
+  }
+  return free;
+}
+
+Eigen::MatrixXd columns(const Eigen::MatrixXd& full, const std::vector<Eigen::Index>& cols) {
+  Eigen::MatrixXd F(full.rows(), static_cast<Eigen::Index>(cols.size()));
+  for (std::size_t i = 0; i < cols.size(); ++i)
+    F.col(static_cast<Eigen::Index>(i)) = full.col(cols[i]);
+  return F;
+}
+
+// One pass of the robust fit, counting residual evaluations in `out`.
+class Pass {
+ public:
+  Pass(const LsqProblem& p, LsqResult& out) : p_(p), out_(out) {}
+
+  Eigen::VectorXd residuals(const Eigen::VectorXd& x) {
+    ++out_.evaluations;
+    return p_.residuals(x);
+  }
+
+  // Forward differences, stepping towards the inside of the bounds; only the columns in `cols`.
+  Eigen::MatrixXd jacobian(const Eigen::VectorXd& x, const Eigen::VectorXd& r,
+                           const std::vector<Eigen::Index>& cols) {
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(r.size(), p_.x0.size());
+    for (Eigen::Index j : cols) {
+      Eigen::VectorXd xs = x;
+      const double h = x[j] + p_.step[j] <= p_.upper[j] ? p_.step[j] : -p_.step[j];
+      xs[j] += h;
+      J.col(j) = (residuals(xs) - r) / h;
+    }
+    return J;
+  }
+
+  // One Levenberg-Marquardt step on the free parameters: raise the damping until a step lowers
+  // the Huber cost (then accept it and relax the damping), at most 12 times. False if none did.
+  bool step(const Eigen::MatrixXd& J, const std::vector<Eigen::Index>& free, double scale,
+            Eigen::VectorXd& r, double& cost, double& lambda) {
+    const Eigen::VectorXd w = huber_weights(r, scale, p_.huber_k);
+    const Eigen::MatrixXd Jf = columns(J, free);
+    const Eigen::MatrixXd A = Jf.transpose() * w.asDiagonal() * Jf;
+    const Eigen::VectorXd g = Jf.transpose() * (w.asDiagonal() * r);
+    for (int tries = 0; tries < 12; ++tries) {
+      Eigen::MatrixXd damped = A;
+      damped.diagonal() += lambda * A.diagonal().cwiseMax(1e-12);
+      const Eigen::VectorXd delta = damped.ldlt().solve(-g);
+      Eigen::VectorXd x = out_.x;
+      for (std::size_t i = 0; i < free.size(); ++i) {
+        x[free[i]] += delta[static_cast<Eigen::Index>(i)];
+      }
+      x = clamp(x, p_);
+      const Eigen::VectorXd rx = residuals(x);
+      const double cx = huber_cost(rx, scale, p_.huber_k);
+      if (cx < cost) {
+        const double change = (cost - cx) / std::max(cost, 1e-300);
+        out_.x = x;
+        r = rx;
+        cost = cx;
+        lambda = std::max(lambda / 10, 1e-9);
+        if (change < p_.tolerance) out_.converged = true;
+        return true;
+      }
+      lambda *= 10;
+    }
+    return false;
+  }
+
+  // Bounds reached, the final residuals and weights, and the standard errors s²(JᵀWJ)⁻¹.
+  void finish(Eigen::MatrixXd J, const std::vector<Eigen::Index>& free, const Eigen::VectorXd& r) {
+    const Eigen::Index n = p_.x0.size(), m = r.size();
+    const auto k = static_cast<Eigen::Index>(free.size());
+    if (out_.iterations > 0) {
+      // The columns of parameters not free were computed at x0 only; they are not valid at x.
+      for (Eigen::Index j = 0; j < n; ++j) {
+        if (!out_.free[static_cast<std::size_t>(j)]) J.col(j).setZero();
+      }
+    }
+    out_.at_bound.assign(static_cast<std::size_t>(n), false);
+    for (Eigen::Index j : free) {
+      out_.at_bound[static_cast<std::size_t>(j)] =
+          out_.x[j] <= p_.lower[j] + 1e-9 || out_.x[j] >= p_.upper[j] - 1e-9;
+    }
+    out_.residuals = r;
+    out_.jacobian = J;
+    out_.scale = std::max(p_.min_scale, robust_scale(r));
+    out_.weights = huber_weights(r, out_.scale, p_.huber_k);
+    if (k == 0 || m <= k) return;
+    const Eigen::MatrixXd Jf = columns(J, free);
+    const Eigen::MatrixXd A = Jf.transpose() * out_.weights.asDiagonal() * Jf;
+    const double s2 =
+        (out_.weights.array() * r.array().square()).sum() / static_cast<double>(m - k);
+    const Eigen::MatrixXd cov = s2 * A.completeOrthogonalDecomposition().pseudoInverse();
+    for (Eigen::Index i = 0; i < k; ++i) {
+      out_.sigma[free[static_cast<std::size_t>(i)]] = std::sqrt(std::max(0.0, cov(i, i)));
+    }
+  }
+
+ private:
+  const LsqProblem& p_;
+  LsqResult& out_;
+};
+
 LsqResult one_pass(const LsqProblem& p) {
   const Eigen::Index n = p.x0.size();
   LsqResult out;
@@ -55,134 +188,32 @@ LsqResult one_pass(const LsqProblem& p) {
   out.free.assign(static_cast<std::size_t>(n), false);
   out.collinear_with.assign(static_cast<std::size_t>(n), -1);
   out.sigma = Eigen::VectorXd::Zero(n);
+  Pass pass(p, out);
 
-  auto eval = [&](const Eigen::VectorXd& x) {
-    ++out.evaluations;
-    return p.residuals(x);
-  };
-  // Forward differences, stepping towards the inside of the bounds; only the columns in `cols`.
-  auto jacobian = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& r,
-                      const std::vector<Eigen::Index>& cols) {
-    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(r.size(), n);
-    for (Eigen::Index j : cols) {
-      Eigen::VectorXd xs = x;
-      const double h = x[j] + p.step[j] <= p.upper[j] ? p.step[j] : -p.step[j];
-      xs[j] += h;
-      J.col(j) = (eval(xs) - r) / h;
-    }
-    return J;
-  };
-
-  Eigen::VectorXd r = eval(out.x);
-  const Eigen::Index m = r.size();
+  Eigen::VectorXd r = pass.residuals(out.x);
   std::vector<Eigen::Index> candidates;
   for (Eigen::Index j = 0; j < n; ++j) {
     if (p.fixed.empty() || !p.fixed[static_cast<std::size_t>(j)]) candidates.push_back(j);
   }
-  Eigen::MatrixXd J = jacobian(out.x, r, candidates);
-
-  // Which parameters the data determine.
-  std::vector<Eigen::Index> free;
-  {
-    Eigen::MatrixXd scaled = J;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      const double norm = J.col(j).norm();
-      scaled.col(j) = norm > 0 ? Eigen::VectorXd(J.col(j) / norm) : Eigen::VectorXd::Zero(m);
-    }
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(scaled);
-    const Eigen::MatrixXd R = qr.matrixQR().triangularView<Eigen::Upper>();
-    const auto perm = qr.colsPermutation().indices();
-    const double r00 = R.rows() > 0 && R.cols() > 0 ? std::abs(R(0, 0)) : 0;
-    for (Eigen::Index k = 0; k < std::min(m, n); ++k) {
-      if (r00 > 0 && std::abs(R(k, k)) > p.rank_tolerance * r00) free.push_back(perm[k]);
-    }
-    std::sort(free.begin(), free.end());
-    for (Eigen::Index j : free) out.free[static_cast<std::size_t>(j)] = true;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      if (out.free[static_cast<std::size_t>(j)] || J.col(j).norm() == 0) continue;
-      double best = -1;
-      for (Eigen::Index f : free) {
-        const double c = std::abs(scaled.col(j).dot(scaled.col(f)));
-        if (c > best) {
-          best = c;
-          out.collinear_with[static_cast<std::size_t>(j)] = static_cast<int>(f);
-        }
-      }
-    }
-  }
-  const auto k = static_cast<Eigen::Index>(free.size());
-  auto free_cols = [&](const Eigen::MatrixXd& full) {
-    Eigen::MatrixXd F(full.rows(), k);
-    for (Eigen::Index i = 0; i < k; ++i) F.col(i) = full.col(free[static_cast<std::size_t>(i)]);
-    return F;
-  };
+  Eigen::MatrixXd J = pass.jacobian(out.x, r, candidates);
+  const std::vector<Eigen::Index> free = determined_parameters(J, p.rank_tolerance, out);
 
   double scale = std::max(p.min_scale, robust_scale(r));
   double cost = huber_cost(r, scale, p.huber_k);
   double lambda = 1e-3;
-  for (out.iterations = 0; k > 0 && out.iterations < p.max_iterations; ++out.iterations) {
-    const Eigen::VectorXd w = huber_weights(r, scale, p.huber_k);
-    const Eigen::MatrixXd Jf = free_cols(J);
-    const Eigen::MatrixXd A = Jf.transpose() * w.asDiagonal() * Jf;
-    const Eigen::VectorXd g = Jf.transpose() * (w.asDiagonal() * r);
-    bool accepted = false;
-    for (int tries = 0; tries < 12 && !accepted; ++tries) {
-      Eigen::MatrixXd damped = A;
-      damped.diagonal() += lambda * A.diagonal().cwiseMax(1e-12);
-      const Eigen::VectorXd delta = damped.ldlt().solve(-g);
-      Eigen::VectorXd x = out.x;
-      for (Eigen::Index i = 0; i < k; ++i) x[free[static_cast<std::size_t>(i)]] += delta[i];
-      x = clamp(x, p);
-      const Eigen::VectorXd rx = eval(x);
-      const double cx = huber_cost(rx, scale, p.huber_k);
-      if (cx < cost) {
-        const double change = (cost - cx) / std::max(cost, 1e-300);
-        out.x = x;
-        r = rx;
-        cost = cx;
-        lambda = std::max(lambda / 10, 1e-9);
-        accepted = true;
-        if (change < p.tolerance) out.converged = true;
-      } else {
-        lambda *= 10;
-      }
-    }
-    if (!accepted) {
+  for (out.iterations = 0; !free.empty() && out.iterations < p.max_iterations; ++out.iterations) {
+    if (!pass.step(J, free, scale, r, cost, lambda)) {
       out.converged = true;  // no step lowers the cost: a minimum up to the damping
       break;
     }
-    J = jacobian(out.x, r, free);
+    J = pass.jacobian(out.x, r, free);
     // Re-estimate the scale on the new residuals, keeping the cost comparable.
     scale = std::max(p.min_scale, robust_scale(r));
     cost = huber_cost(r, scale, p.huber_k);
     if (out.converged) break;
   }
-  if (k == 0) out.converged = true;
-  if (out.iterations > 0) {
-    // The columns of parameters not free were computed at x0 only; they are not valid at x.
-    for (Eigen::Index j = 0; j < n; ++j) {
-      if (!out.free[static_cast<std::size_t>(j)]) J.col(j).setZero();
-    }
-  }
-  out.at_bound.assign(static_cast<std::size_t>(n), false);
-  for (Eigen::Index j : free) {
-    out.at_bound[static_cast<std::size_t>(j)] =
-        out.x[j] <= p.lower[j] + 1e-9 || out.x[j] >= p.upper[j] - 1e-9;
-  }
-
-  out.residuals = r;
-  out.jacobian = J;
-  out.scale = std::max(p.min_scale, robust_scale(r));
-  out.weights = huber_weights(r, out.scale, p.huber_k);
-  if (k > 0 && m > k) {
-    const Eigen::MatrixXd Jf = free_cols(J);
-    const Eigen::MatrixXd A = Jf.transpose() * out.weights.asDiagonal() * Jf;
-    const double s2 = (out.weights.array() * r.array().square()).sum() / static_cast<double>(m - k);
-    const Eigen::MatrixXd cov = s2 * A.completeOrthogonalDecomposition().pseudoInverse();
-    for (Eigen::Index i = 0; i < k; ++i) {
-      out.sigma[free[static_cast<std::size_t>(i)]] = std::sqrt(std::max(0.0, cov(i, i)));
-    }
-  }
+  if (free.empty()) out.converged = true;
+  pass.finish(std::move(J), free, r);
   return out;
 }
 
