@@ -398,7 +398,12 @@ Validation validate(const Topology& topo, const std::vector<MeasurementFile>& fi
       if (c.measured_us <= 0) continue;
       ValidationRow row;
       row.file = f.path;
-      if (const auto t = predict_case(topo, c, costs, model)) row.predicted_us = t->us();
+      // NCCL's model's own microseconds, unrounded; collsim's models give picoseconds.
+      if (model == Model::kNccl) {
+        row.predicted_us = c.nccl_us;
+      } else if (const auto t = predict_case(topo, c, costs, model)) {
+        row.predicted_us = t->us();
+      }
       if (row.predicted_us) {
         row.error_pct = error_pct(*row.predicted_us, c.measured_us);
         errors.push_back(row.error_pct);
