@@ -231,7 +231,7 @@ void register_compare(CLI::App& app) {
       "compare", "Every applicable algorithm x protocol across sizes: best, crossovers, plot");
   add_collective_options(cmd, args->c, false);
   add_sweep_options(cmd, args->sweep);
-  add_model_options(cmd, args->model, {"sim", "contention-free", "alpha-beta", "nccl"});
+  add_model_options(cmd, args->model, all_models());
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

@@ -1,6 +1,7 @@
 #include "cli/model_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 
@@ -26,12 +27,17 @@ double number(std::string_view text, std::string_view item) {
 
 }  // namespace
 
-void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<std::string>& models) {
-  m.model = models.front();
-  std::string names;
-  for (const std::string& s : models) names += (names.empty() ? "" : ", ") + s;
-  cmd->add_option("--model", m.model, "cost model: " + names)
-      ->check(CLI::IsMember(models))
+std::vector<std::string> model_names(const std::vector<Model>& models) {
+  std::vector<std::string> out;
+  for (Model m : models) out.emplace_back(to_string(m));
+  return out;
+}
+
+void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& models) {
+  const std::vector<std::string> names = model_names(models);
+  m.model = names.front();
+  cmd->add_option("--model", m.model, fmt::format("cost model: {}", fmt::join(names, ", ")))
+      ->check(CLI::IsMember(names))
       ->capture_default_str();
   cmd->add_option("--select", m.select,
                   "policy for --algo/--proto auto: best (fastest by --model) or nccl (what "

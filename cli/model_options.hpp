@@ -11,7 +11,7 @@
 //                                                 TREE (x0.85 in NCCL's model)
 //   --nccl-cpu intel|amd|other                    the host CPU (NCCL's LL caps, net overhead)
 //
-//   ModelArgs m;  add_model_options(cmd, m, {"sim", "nccl"});
+//   ModelArgs m;  add_model_options(cmd, m, all_models());
 //   NcclModel nccl(nccl_input(m, topo, comm));    // RequestError for a malformed --nccl-graph
 #pragma once
 
@@ -22,6 +22,7 @@
 #include "algorithms/ir/communicator.hpp"
 #include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/selection.hpp"
+#include "predict/predict.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {
@@ -37,9 +38,11 @@ struct ModelArgs {
   SelectPolicy policy() const { return parse_select_policy(select); }
 };
 
-// Registers --model (restricted to `models`, the first being the default), --select and the
-// --nccl-* options.
-void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<std::string>& models);
+// Registers --model (restricted to `models`, by their names in predict/predict.hpp, the first
+// being the default), --select and the --nccl-* options.
+void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& models);
+// "--model sim, contention-free, ..." as the help lists them.
+std::vector<std::string> model_names(const std::vector<Model>& models);
 
 // NCCL's model inputs for this cluster: nccl_model_input() with the --nccl-* overrides applied.
 NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Communicator& comm);

@@ -19,7 +19,7 @@ void register_plan(CLI::App& app) {
   // The same options and defaults as predict: --algo/--proto auto resolve by --select under
   // --model, so `plan` shows the schedule `predict` would time.
   add_collective_options(cmd, *args);
-  add_model_options(cmd, *model, {"sim", "contention-free", "alpha-beta", "nccl"});
+  add_model_options(cmd, *model, all_models());
   cmd->add_option("--max-ops", *max_ops, "ops printed per channel (0: all)")->capture_default_str();
   cmd->callback([args, model, max_ops] {
     Prepared p = prepare(*args);

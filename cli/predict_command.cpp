@@ -62,7 +62,7 @@ void run_predict(const PredictArgs& a) {
   fmt::print("time        {:.3f} us\n", row.time_us);
   fmt::print("algbw       {:.2f} GB/s\n", row.algbw_GBps);
   fmt::print("busbw       {:.2f} GB/s\n", row.busbw_GBps);
-  if (a.model.model != "nccl") fmt::print("detail      {}\n", ch.eval.detail);
+  if (parse_model(a.model.model) != Model::kNccl) fmt::print("detail      {}\n", ch.eval.detail);
 }
 
 }  // namespace
@@ -72,7 +72,7 @@ void register_predict(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "predict", "Predict the time, algbw and busbw of one collective on a cluster");
   add_collective_options(cmd, args->c);
-  add_model_options(cmd, args->model, {"sim", "contention-free", "alpha-beta", "nccl"});
+  add_model_options(cmd, args->model, all_models());
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

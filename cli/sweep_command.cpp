@@ -85,7 +85,7 @@ void register_sweep(CLI::App& app) {
       app.add_subcommand("sweep", "A size sweep, printed like an nccl-tests table (or CSV / JSON)");
   add_collective_options(cmd, args->c, false);
   add_sweep_options(cmd, args->sweep);
-  add_model_options(cmd, args->model, {"sim", "contention-free", "alpha-beta", "nccl"});
+  add_model_options(cmd, args->model, all_models());
   cmd->add_option("--format", args->format, "table (nccl-tests), csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

@@ -66,7 +66,7 @@ void register_trace(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "trace", "Write a Chrome/Perfetto trace (JSON) of one simulated collective");
   add_collective_options(cmd, args->c);
-  add_model_options(cmd, args->model, {"sim", "contention-free"});
+  add_model_options(cmd, args->model, {Model::kMaxMin, Model::kContentionFree});
   cmd->add_option("-o,--output", args->output, "the trace file to write (.json)")->required();
   cmd->callback([args] { run_trace(*args); });
 }

@@ -15,6 +15,7 @@
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/measurement_args.hpp"
+#include "cli/model_options.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/request_options.hpp"
@@ -102,9 +103,10 @@ void print_table(const Validation& v, const std::string& model) {
       fmt::print("{:>6} {:>12} {:<16} {:>12} {:>12} {:>8}  {}\n", "line", "size", "algorithm",
                  "measured_us", "predicted_us", "error", "how chosen");
     }
-    const std::string algo = model == "nccl" ? r.c.nccl_pick
-                                             : fmt::format("{}/{}", r.c.request.algorithm,
-                                                           to_string(r.c.request.protocol));
+    const std::string algo =
+        parse_model(model) == Model::kNccl
+            ? r.c.nccl_pick
+            : fmt::format("{}/{}", r.c.request.algorithm, to_string(r.c.request.protocol));
     const std::string how =
         r.c.selection + (r.c.substituted ? fmt::format(" (NCCL ran {})", r.c.nccl_pick) : "");
     if (r.predicted_us) {
@@ -154,7 +156,7 @@ void register_validate(CLI::App& app) {
   cmd->add_option("--model", args->model,
                   "sim, contention-free or alpha-beta (collsim's models, as predict has them) "
                   "or nccl (NCCL's tuning model, for comparison)")
-      ->check(CLI::IsMember({"sim", "contention-free", "alpha-beta", "nccl"}))
+      ->check(CLI::IsMember(model_names(all_models())))
       ->capture_default_str();
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
