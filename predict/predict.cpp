@@ -69,6 +69,7 @@ Prediction by_simulation(const Request& r, const Topology& topo, const CostParam
   so.network = network;
   so.costs = costs;
   so.trace = o.trace;
+  so.symmetry = o.symmetry;
   for (int k = 0; k < r.comm.size(); ++k) so.placement.push_back(r.comm.gpu(k));
   Result local;
   Result& res = o.result != nullptr ? *o.result : local;

@@ -62,6 +62,9 @@ struct PredictOptions {
   const Schedule* schedule = nullptr;  // plan(request), when the caller already built it
   TraceRecorder* trace = nullptr;      // simulating models: record the run (trace.hpp)
   Result* result = nullptr;            // simulating models: the whole result (links, ranks)
+  // Simulating models: allow the rank-symmetry shortcut (simulator/symmetry.hpp), which leaves
+  // the links of the ranks it does not simulate out of Result::links.
+  bool symmetry = true;
 };
 
 // The predicted time of `r` (algorithm, protocol, channels and communicator resolved) on `topo`
