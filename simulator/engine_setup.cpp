@@ -94,8 +94,8 @@ void Engine<Net>::init_streams() {
 template <class Net>
 std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {
   // Each channel is its own connection (its own queue pair), so ECMP hashes channels apart.
-  const std::uint32_t flow =
-      topo_.routing() == Routing::kEcmp ? static_cast<std::uint32_t>(channel) : 0;
+  // NCCL gives a GPU's channels its NICs in turn (Topology::route_flow).
+  const std::uint32_t flow = topo_.route_flow(sched_.info().request_channel(channel));
   const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
                             static_cast<std::uint64_t>(to) << 16 | (flow & 0xFFFF);
   auto it = route_index_.find(key);
@@ -169,7 +169,8 @@ Result Engine<Net>::collect() {
     f = std::max(f, streams_[sid].last_done);
   }
   // Every period finishes as the simulated one does.
-  for (int rank = period_; rank < ranks_; ++rank) r.rank_finish[rank] = r.rank_finish[rank % period_];
+  for (int rank = period_; rank < ranks_; ++rank)
+    r.rank_finish[rank] = r.rank_finish[rank % period_];
   r.simulated_ranks = period_;
   for (Time t : r.rank_finish) r.total = std::max(r.total, t);
   std::vector<std::uint64_t> bytes(topo_.links().size(), 0);

@@ -14,8 +14,8 @@ using Signature = std::vector<std::tuple<int, double, std::int64_t>>;
 
 struct Connections {
   int n = 0, channels = 0;
-  std::vector<int> next, prev;  // [r * channels + c], -1 for none
-  std::vector<int> signature;   // interned route signature of r -> next (-1 for none)
+  std::vector<int> next, prev;       // [r * channels + c], -1 for none
+  std::vector<int> signature;        // interned route signature of r -> next (-1 for none)
   std::vector<std::uint32_t> first;  // route of r -> next: links[first[id], first[id + 1])
   std::vector<std::int32_t> links;
   std::size_t link_count = 0;
@@ -32,7 +32,6 @@ Connections connections(const Schedule& s, const Topology& topo, const std::vect
   k.signature.assign(streams, -1);
   k.first.reserve(streams + 1);
   std::map<Signature, int> interned;
-  const bool ecmp = topo.routing() == Routing::kEcmp;
   for (int r = 0; r < k.n; ++r) {
     for (int c = 0; c < k.channels; ++c) {
       const std::size_t id = static_cast<std::size_t>(r) * k.channels + c;
@@ -47,7 +46,7 @@ Connections connections(const Schedule& s, const Topology& topo, const std::vect
       if (k.next[id] < 0) continue;
       // The engine's route for this connection (engine_setup.cpp route_between).
       const Route& route = topo.route(topo.gpu_of(Rank{gpu[r]}), topo.gpu_of(Rank{gpu[k.next[id]]}),
-                                      ecmp ? static_cast<std::uint32_t>(c) : 0);
+                                      topo.route_flow(s.info().request_channel(c)));
       Signature sig;
       for (LinkId l : route.links) {
         const Link& link = topo.link(l);

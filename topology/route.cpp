@@ -5,22 +5,24 @@
 //     a GPU or NIC is never a transit point. A PCIe switch with P2P off does not turn traffic
 //     between two of its downstream devices; the route climbs to the CPU instead (what NCCL's
 //     SHM transport does when P2P is unavailable).
-//  2. Between nodes, a GPU reaches the network through its own NIC (Topology::nic_of: the rail
-//     NIC when the node has one per GPU) and the data enters the destination through the
-//     destination GPU's NIC.
+//  2. Between nodes, a GPU reaches the network through its NIC for the flow's channel
+//     (Topology::nics_of and route_flow: the rail NIC when the node has one per GPU) and the data
+//     enters the destination through the destination GPU's NIC for the same flow.
 //  3. Across the network the route is a shortest path; where several next hops are equally short
 //     (leaf -> spine, spine -> core in a fat tree) the fabric's Routing picks one:
-//     dmodk: the (d mod k)-th (at the next level up, the (d / k mod k')-th), d being the destination NIC's index: destination-mod-k routing,
-//     which spreads traffic deterministically over the spines (Zahavi, "D-Mod-K Routing
-//     Providing Non-Blocking Traffic for Shift Permutations on Real Life Fat Trees", 2010);
-//     ecmp: the (h mod k)-th, h a fixed 64-bit mix of (source NIC, destination NIC, flow, hop),
-//     as a switch hashes a packet's 5-tuple: static per flow, flows collide by chance;
-//     adaptive: the fabric was built with one switch per tier (config_templated.cpp), so there
-//     is nothing to choose.
+//     dmodk: the (d mod k)-th (at the next level up, the (d / k mod k')-th), d being the
+//     destination NIC's index: destination-mod-k routing, which spreads traffic deterministically
+//     over the spines (Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic for Shift
+//     Permutations on Real Life Fat Trees", 2010); ecmp: the (h mod k)-th, h a fixed 64-bit mix of
+//     (source NIC, destination NIC, flow, hop), as a switch hashes a packet's 5-tuple: static per
+//     flow, flows collide by chance; adaptive: the fabric was built with one switch per tier
+//     (config_templated.cpp), so there is nothing to choose.
 //  4. PXN: on rail-optimized networks a GPU whose own NIC is on another rail than the
 //     destination's NIC hands the data over NVLink to the GPU that owns the NIC on the
 //     destination's rail, which sends it (see pxn_first_leg).
 // Ties in 1 break on lower total latency, then on lower link id.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -28,8 +30,6 @@
 #include <queue>
 #include <tuple>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "topology/error.hpp"
 #include "topology/graph.hpp"
@@ -160,23 +160,24 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
   return r;
 }
 
-// Rule 4 (PXN): when the source GPU's own NIC is on another rail than the destination NIC, and
+// Rule 4 (PXN): when the source GPU's own NIC (for this flow) is on another rail than the
+// destination NIC, and
 // the source node has a NIC on the destination's rail whose GPU it reaches over NVLink, the
 // first leg is GPU -> (NVLink) -> that GPU -> its NIC. Empty when PXN does not apply.
-Route Topology::pxn_first_leg(DeviceId gpu, DeviceId dst_nic, DeviceId& via_nic) const {
+Route Topology::pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic,
+                              DeviceId& via_nic) const {
   if (!pxn_ || devices_[gpu.value].kind != DeviceKind::kGpu) return Route{};
-  const auto own = nic_of(gpu);
   const int node = devices_[gpu.value].node;
   const int rail = devices_[dst_nic.value].local_index;
-  if (!own || node < 0 || rail >= static_cast<int>(node_nics_[node].size())) return Route{};
+  if (node < 0 || rail >= static_cast<int>(node_nics_[node].size())) return Route{};
   const DeviceId rail_nic = node_nics_[node][rail];
-  if (rail_nic == *own) return Route{};
+  if (rail_nic == own_nic) return Route{};
   const auto proxy = nic_owner_[rail_nic.value];
   if (!proxy || *proxy == gpu) return Route{};
   Route leg = intra_route(gpu, *proxy);
-  const bool nvlink = !leg.empty() && std::all_of(leg.links.begin(), leg.links.end(), [&](LinkId l) {
-    return is_nvlink_class(links_[l.value].kind);
-  });
+  const bool nvlink =
+      !leg.empty() && std::all_of(leg.links.begin(), leg.links.end(),
+                                  [&](LinkId l) { return is_nvlink_class(links_[l.value].kind); });
   if (!nvlink) return Route{};
   const Route to_nic = intra_route(*proxy, rail_nic);
   if (to_nic.empty()) return Route{};
@@ -192,7 +193,7 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
 
   auto nic_for = [&](DeviceId d) -> std::optional<DeviceId> {
     if (devices_[d.value].kind == DeviceKind::kNic) return d;
-    if (devices_[d.value].kind == DeviceKind::kGpu) return nic_of(d);
+    if (devices_[d.value].kind == DeviceKind::kGpu) return nic_for_flow(d, flow);
     return std::nullopt;
   };
   auto src_nic = nic_for(from);
@@ -210,7 +211,7 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
     r.links.insert(r.links.end(), part.links.begin(), part.links.end());
   };
   DeviceId via_nic = *src_nic;
-  if (const Route pxn = pxn_first_leg(from, *dst_nic, via_nic); !pxn.empty()) {
+  if (const Route pxn = pxn_first_leg(from, *src_nic, *dst_nic, via_nic); !pxn.empty()) {
     append(pxn, "");
     src_nic = via_nic;
   } else if (from != *src_nic) {

@@ -1,15 +1,14 @@
 #include "topology/topology.hpp"
 
-#include <mutex>
-#include <shared_mutex>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/graph/push_relabel_max_flow.hpp>
 #include <deque>
 #include <limits>
+#include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
-
-#include <boost/graph/push_relabel_max_flow.hpp>
-#include <fmt/format.h>
 
 #include "topology/error.hpp"
 #include "topology/graph.hpp"
@@ -18,20 +17,28 @@ namespace collsim {
 
 std::string_view to_string(NetworkKind k) {
   switch (k) {
-    case NetworkKind::kNone: return "none";
-    case NetworkKind::kSingleSwitch: return "single_switch";
-    case NetworkKind::kFatTree: return "fat_tree";
-    case NetworkKind::kRailOptimized: return "rail_optimized";
-    case NetworkKind::kExplicit: return "explicit";
+    case NetworkKind::kNone:
+      return "none";
+    case NetworkKind::kSingleSwitch:
+      return "single_switch";
+    case NetworkKind::kFatTree:
+      return "fat_tree";
+    case NetworkKind::kRailOptimized:
+      return "rail_optimized";
+    case NetworkKind::kExplicit:
+      return "explicit";
   }
   return "?";
 }
 
 std::string_view to_string(Routing r) {
   switch (r) {
-    case Routing::kDmodK: return "dmodk";
-    case Routing::kEcmp: return "ecmp";
-    case Routing::kAdaptive: return "adaptive";
+    case Routing::kDmodK:
+      return "dmodk";
+    case Routing::kEcmp:
+      return "ecmp";
+    case Routing::kAdaptive:
+      return "adaptive";
   }
   return "?";
 }
@@ -47,7 +54,24 @@ std::vector<LinkId> Topology::in_links(DeviceId d) const { return graph_->in.at(
 
 const GpuModel& Topology::gpu_model() const { return models_.at(device(gpu_of(Rank{0})).model); }
 
-std::optional<DeviceId> Topology::nic_of(DeviceId gpu) const { return gpu_nic_.at(gpu.value); }
+const std::vector<DeviceId>& Topology::nics_of(DeviceId gpu) const {
+  return gpu_nics_.at(gpu.value);
+}
+
+std::optional<DeviceId> Topology::nic_of(DeviceId gpu) const { return nic_for_flow(gpu, 0); }
+
+std::optional<DeviceId> Topology::nic_for_flow(DeviceId gpu, std::uint32_t flow) const {
+  const std::vector<DeviceId>& nics = gpu_nics_.at(gpu.value);
+  if (nics.empty()) return std::nullopt;
+  return nics[flow % nics.size()];
+}
+
+std::uint32_t Topology::route_flow(int channel) const {
+  const auto c = static_cast<std::uint32_t>(std::max(0, channel));
+  if (routing_ == Routing::kEcmp) return c;
+  const auto g = static_cast<std::uint32_t>(std::max<std::size_t>(1, node_gpus_.front().size()));
+  return c / g % nic_ways_;
+}
 
 std::unordered_map<std::int32_t, int> Topology::node_local_hops(DeviceId from) const {
   // A map, not a vector over every device: this runs once per GPU, and a vector would make
@@ -68,8 +92,22 @@ std::unordered_map<std::int32_t, int> Topology::node_local_hops(DeviceId from) c
   return hops;
 }
 
+namespace {
+
+// `share` of `nearest` for the i-th of `sharers` GPUs that all have it nearest: an equal block
+// when there are at least as many NICs as GPUs, else one NIC, in turn.
+std::vector<DeviceId> share_of(const std::vector<DeviceId>& nearest, std::size_t i,
+                               std::size_t sharers) {
+  if (nearest.size() < sharers) return {nearest[i % nearest.size()]};
+  const std::size_t k = nearest.size() / sharers;
+  return {nearest.begin() + static_cast<std::ptrdiff_t>(i * k),
+          nearest.begin() + static_cast<std::ptrdiff_t>((i + 1) * k)};
+}
+
+}  // namespace
+
 void Topology::assign_nics() {
-  gpu_nic_.assign(devices_.size(), std::nullopt);
+  gpu_nics_.assign(devices_.size(), {});
   nic_index_.assign(devices_.size(), -1);
   int nic_count = 0;
   for (const Device& d : devices_) {
@@ -85,34 +123,43 @@ void Topology::assign_nics() {
     const auto& gpus = node_gpus_[n];
     const auto& nics = node_nics[n];
     if (nics.empty()) continue;
-    for (const DeviceId g : gpus) {
-      // Rails: one NIC per GPU, GPU i uses NIC i (NCCL pairs each GPU with its closest NIC, and
-      // rail-optimized nodes put NIC i beside GPU i: DGX H100 user guide §1.2.3 [S20b]).
-      if (nics.size() == gpus.size()) {
-        gpu_nic_[g.value] = nics[devices_[g.value].local_index];
-        continue;
-      }
-      // Otherwise the nearest NICs; GPUs sharing the same nearest set spread over it.
-      const auto hops = node_local_hops(g);
-      const auto hops_to = [&](DeviceId nic) {
-        const auto it = hops.find(nic.value);
-        return it == hops.end() ? -1 : it->second;
-      };
+    // Rails: one NIC per GPU, GPU i uses NIC i (NCCL pairs each GPU with its closest NIC, and
+    // rail-optimized nodes put NIC i beside GPU i: DGX H100 user guide §1.2.3 [S20b]).
+    if (nics.size() == gpus.size()) {
+      for (const DeviceId g : gpus) gpu_nics_[g.value] = {nics[devices_[g.value].local_index]};
+      continue;
+    }
+    // Otherwise each GPU's nearest NICs, shared out among the GPUs with the same nearest set.
+    std::vector<std::vector<DeviceId>> nearest(gpus.size());
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const auto hops = node_local_hops(gpus[i]);
       int best = std::numeric_limits<int>::max();
       for (DeviceId nic : nics) {
-        if (hops_to(nic) >= 0) best = std::min(best, hops_to(nic));
+        if (const auto it = hops.find(nic.value); it != hops.end())
+          best = std::min(best, it->second);
       }
-      std::vector<DeviceId> nearest;
       for (DeviceId nic : nics) {
-        if (hops_to(nic) == best) nearest.push_back(nic);
+        if (const auto it = hops.find(nic.value); it != hops.end() && it->second == best) {
+          nearest[i].push_back(nic);
+        }
       }
-      if (nearest.empty()) continue;
-      gpu_nic_[g.value] = nearest[devices_[g.value].local_index % nearest.size()];
+    }
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      if (nearest[i].empty()) continue;
+      std::size_t before = 0, sharers = 0;
+      for (std::size_t j = 0; j < gpus.size(); ++j) {
+        if (nearest[j] != nearest[i]) continue;
+        before += j < i ? 1 : 0;
+        ++sharers;
+      }
+      gpu_nics_[gpus[i].value] = share_of(nearest[i], before, sharers);
     }
   }
   for (const Device& d : devices_) {
-    const auto nic = gpu_nic_[d.id.value];
-    if (nic && !nic_owner_[nic->value]) nic_owner_[nic->value] = d.id;
+    for (DeviceId nic : gpu_nics_[d.id.value]) {
+      if (!nic_owner_[nic.value]) nic_owner_[nic.value] = d.id;
+    }
+    nic_ways_ = std::max(nic_ways_, static_cast<std::uint32_t>(gpu_nics_[d.id.value].size()));
   }
 }
 
@@ -129,28 +176,30 @@ Bandwidth Topology::route_bandwidth(const Route& r) const {
 }
 
 Bandwidth Topology::injection_bandwidth(DeviceId gpu) const {
-  const auto nic = nic_of(gpu);
-  if (!nic) return Bandwidth();
-  int sharers = 0;  // the GPUs of this node that use the same NIC
-  for (DeviceId other : node_gpus_.at(devices_[gpu.value].node)) {
-    sharers += (gpu_nic_[other.value] == nic) ? 1 : 0;
+  Bandwidth total;  // over the GPU's NICs: its share of each, limited by the way there
+  for (DeviceId nic : nics_of(gpu)) {
+    int sharers = 0;  // the GPUs of this node that use the same NIC
+    for (DeviceId other : node_gpus_.at(devices_[gpu.value].node)) {
+      const auto& theirs = gpu_nics_[other.value];
+      sharers += std::find(theirs.begin(), theirs.end(), nic) != theirs.end() ? 1 : 0;
+    }
+    Bandwidth out;  // the NIC's network-facing links
+    for (LinkId l : graph_->out[nic.value]) {
+      if (is_network(links_[l.value].kind)) out = out + links_[l.value].bandwidth;
+    }
+    total = total + std::min(route_bandwidth(route(gpu, nic)), out / sharers);
   }
-  Bandwidth out;  // the NIC's network-facing links
-  for (LinkId l : graph_->out[nic->value]) {
-    if (is_network(links_[l.value].kind)) out = out + links_[l.value].bandwidth;
-  }
-  const Bandwidth path = route_bandwidth(route(gpu, *nic));
-  return std::min(path, out / sharers);
+  return total;
 }
 
 Bandwidth Topology::bisection_bandwidth() const {
   using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
   using FlowGraph = boost::adjacency_list<
       boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-      boost::property<boost::edge_capacity_t, double,
-                      boost::property<boost::edge_residual_capacity_t, double,
-                                      boost::property<boost::edge_reverse_t,
-                                                      Traits::edge_descriptor>>>>;
+      boost::property<
+          boost::edge_capacity_t, double,
+          boost::property<boost::edge_residual_capacity_t, double,
+                          boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
   const auto n = devices_.size();
   FlowGraph g(n + 2);
   const auto source = n, sink = n + 1;
@@ -192,10 +241,9 @@ Bandwidth Topology::bisection_bandwidth() const {
 }
 
 const Route& Topology::route(DeviceId from, DeviceId to, std::uint32_t flow) const {
-  if (routing_ != Routing::kEcmp) flow = 0;  // only ECMP tells flows of one pair apart
-  const RouteCache::Key key{(static_cast<std::uint64_t>(from.value) << 32) |
-                                static_cast<std::uint32_t>(to.value),
-                            flow};
+  if (routing_ != Routing::kEcmp) flow %= nic_ways_;  // otherwise only the NIC choice differs
+  const RouteCache::Key key{
+      (static_cast<std::uint64_t>(from.value) << 32) | static_cast<std::uint32_t>(to.value), flow};
   {
     const std::shared_lock<std::shared_mutex> read(routes_->mutex);
     auto it = routes_->routes.find(key);

@@ -95,17 +95,29 @@ class Topology {
   // The GPU model of rank 0 (clusters are homogeneous unless the explicit form says otherwise).
   const GpuModel& gpu_model() const;
 
-  // The NIC this GPU uses to reach the network: its rail NIC when the node has one per GPU,
-  // otherwise the NIC closest to it (sharing its PCIe switch), ties broken by lowest index.
-  // nullopt on a node without NICs.
+  // The NICs this GPU's channels reach the network through, taken in turn by channel (NCCL
+  // gives each channel a network device and spreads a GPU's channels over the devices near it):
+  // its rail NIC when the node has one per GPU; otherwise the NICs closest to it (sharing its
+  // PCIe switch), split evenly among the GPUs that share them, so a node with 16 NICs for 8
+  // GPUs gives each GPU two and one with 4 for 8 gives two GPUs the same one. Empty on a node
+  // without NICs.
+  const std::vector<DeviceId>& nics_of(DeviceId gpu) const;
+  // The first of them (the one channel 0 uses); nullopt on a node without NICs.
   std::optional<DeviceId> nic_of(DeviceId gpu) const;
+  // The flow a channel's connections are routed as (route()): under ECMP the channel itself
+  // (each channel is its own queue pair, hashed apart); otherwise the channel's turn among its
+  // GPU's NICs. The generators cross between nodes on local rank c mod g for channel c
+  // (ring_order, dbtree), so a GPU carries channels c, c + g, c + 2g, ...; the j-th of them takes
+  // the GPU's NIC j: flow (c / g) mod the most NICs any GPU has (0 where every GPU has one).
+  std::uint32_t route_flow(int channel) const;
 
   // Shortest route between two devices (see route.cpp for the rules: rail-local NICs, no peer
   // traffic through a PCIe switch with P2P off, spine spreading in fat trees). Throws
   // ConfigError if `to` is unreachable from `from`. Memoised; safe to call from several threads.
   const Route& route(DeviceId from, DeviceId to) const { return route(from, to, 0); }
-  // The route of one flow: under ECMP routing, `flow` (a channel, a queue pair) is part of the
-  // hash that places it on the spines; otherwise it does not matter.
+  // The route of one flow (route_flow): it picks the NIC among a GPU's NICs (flow mod their
+  // count, at both ends) and, under ECMP routing, is part of the hash that places it on the
+  // spines.
   const Route& route(DeviceId from, DeviceId to, std::uint32_t flow) const;
 
   // Sum of the latencies of a route's links, and its narrowest link's bandwidth.
@@ -122,13 +134,14 @@ class Topology {
  private:
   friend class TopologyBuilder;
   Topology();
-  void assign_nics();  // fills gpu_nic_ (see nic_of)
+  void assign_nics();  // fills gpu_nics_ (see nics_of)
+  std::optional<DeviceId> nic_for_flow(DeviceId gpu, std::uint32_t flow) const;
   // BFS over non-network links: hops from `from` to each device reached, by device id.
   std::unordered_map<std::int32_t, int> node_local_hops(DeviceId from) const;
   Route find_route(DeviceId from, DeviceId to, std::uint32_t flow) const;  // uncached; route.cpp
   Route intra_route(DeviceId from, DeviceId to) const;
   Route network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t flow) const;
-  Route pxn_first_leg(DeviceId gpu, DeviceId dst_nic, DeviceId& via_nic) const;
+  Route pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic, DeviceId& via_nic) const;
 
   struct Graph;  // Boost.Graph adjacency list, private to topology/
   struct RouteCache;
@@ -145,7 +158,8 @@ class Topology {
   std::vector<GpuModel> models_;  // indexed by Device::model
   std::vector<std::vector<DeviceId>> node_gpus_;
   std::vector<DeviceId> rank_gpu_;
-  std::vector<std::optional<DeviceId>> gpu_nic_;  // indexed by device id (GPUs only)
+  std::vector<std::vector<DeviceId>> gpu_nics_;  // indexed by device id (GPUs only)
+  std::uint32_t nic_ways_ = 1;                   // the most NICs one GPU has
   std::vector<int> nic_index_;  // indexed by device id: position among all NICs (-1 otherwise)
   std::vector<std::vector<DeviceId>> node_nics_;    // per node, by local index
   std::vector<std::optional<DeviceId>> nic_owner_;  // per device id (NICs): the GPU it serves

@@ -38,6 +38,7 @@
 // the other before receiving); validate() runs this exact model and reports such schedules.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -60,6 +61,10 @@ struct ScheduleInfo {
   int channels = 1;            // IR channels (streams per rank)
   int requested_channels = 1;  // NCCL channels asked for; tree algorithms use several IR
                                // channels per NCCL channel (a split CTA: reduce and broadcast)
+  // The NCCL channel an IR channel belongs to: the IR channels of one come together.
+  int request_channel(int ir_channel) const {
+    return ir_channel / std::max(1, channels / std::max(1, requested_channels));
+  }
   std::uint64_t count = 0;     // Request::count
   Bytes bytes;                 // nccl-tests size column
   int root = 0;

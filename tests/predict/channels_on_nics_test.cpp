@@ -1,6 +1,6 @@
 // Channels onto NICs: NCCL gives each channel its own network device and runs the channel's
 // inter-node traffic through it, for trees as for rings (its graph search assigns
-// graph->inter[] per channel). On a node with one NIC per GPU, every NIC must then carry traffic
+// graph->inter[] per channel), and a GPU with several NICs near it takes them in turn. On a node with one NIC per GPU, every NIC must then carry traffic
 // of every algorithm that crosses nodes; with all channels on one NIC a 16-node double binary tree
 // was predicted at 38 GB/s busbw where NCCL's model gives 279.
 #include <gtest/gtest.h>
@@ -28,17 +28,18 @@ std::map<int, std::set<std::string>> busy_nics(const Topology& topo, const Resul
   return out;
 }
 
-TEST(ChannelsOnNics, EveryNicCarriesEveryMultiNodeAlgorithm) {
+// Every NIC of every node carries traffic of each algorithm at NCCL's channel count.
+void expect_every_nic_busy(const std::string& preset, int nodes, std::size_t nics_per_node) {
   LoadOptions o;
-  o.nodes = 4;
-  const Topology topo = load_topology("h100-16node-ib", o);
+  o.nodes = nodes;
+  const Topology topo = load_topology(preset, o);
   const CostParams costs = cost_params(topo);
   const Communicator comm = Communicator::from_topology(topo);
   const int channels = nccl_model_input(topo, comm, NcclVersion::k2_30).runtime_channels;
-  ASSERT_GE(channels, 8);
-  std::size_t nics_per_node = 0;
-  for (const Device& d : topo.devices()) nics_per_node += d.kind == DeviceKind::kNic && d.node == 0;
-  ASSERT_EQ(nics_per_node, 8u);
+  std::size_t nics = 0;
+  for (const Device& d : topo.devices()) nics += d.kind == DeviceKind::kNic && d.node == 0;
+  ASSERT_EQ(nics, nics_per_node);
+  ASSERT_GE(static_cast<std::size_t>(channels), nics_per_node);
   for (const std::string algo : {"ring", "dbtree", "ring2d"}) {
     Request r;
     r.collective = Collective::kAllReduce;
@@ -53,11 +54,20 @@ TEST(ChannelsOnNics, EveryNicCarriesEveryMultiNodeAlgorithm) {
     po.symmetry = false;  // every node's links, not one period's
     ASSERT_TRUE(predict(r, topo, costs, Model::kContentionFree, po));
     const auto busy = busy_nics(topo, res);
-    ASSERT_EQ(busy.size(), 4u) << algo;
-    for (const auto& [node, nics] : busy) {
-      EXPECT_EQ(nics.size(), nics_per_node) << algo << " node " << node;
+    ASSERT_EQ(busy.size(), static_cast<std::size_t>(nodes)) << preset << " " << algo;
+    for (const auto& [node, used] : busy) {
+      EXPECT_EQ(used.size(), nics_per_node) << preset << " " << algo << " node " << node;
     }
   }
+}
+
+TEST(ChannelsOnNics, EveryNicOfARailNodeCarriesEveryMultiNodeAlgorithm) {
+  expect_every_nic_busy("h100-16node-ib", 4, 8);  // one NIC per GPU
+}
+
+TEST(ChannelsOnNics, AGpuWithTwoNicsUsesBoth) {
+  // OCI BM.GPU4.8: 16 x 100G RoCE for 8 GPUs; NCCL spreads each GPU's channels over its two.
+  expect_every_nic_busy("a100-2node-roce", 2, 16);
 }
 
 }  // namespace

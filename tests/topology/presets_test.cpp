@@ -40,7 +40,8 @@ const std::vector<Expected> kPresets = {
     {"h100-nvlink-4", 1, 4, 0, {{LinkKind::kNvLink, 6}, {LinkKind::kPcie, 6}}, 0, 4 * 150},
     {"h100-4gpu-2node-ndr200", 2, 8, 8, {{LinkKind::kNvLink, 12}, {LinkKind::kIb, 8}}, 25,
      4 * 25},
-    {"a100-2node-roce", 2, 16, 32, {{LinkKind::kNvSwitch, 16}, {LinkKind::kRoce, 32}}, 12.5,
+    // 16 x 100G NICs for 8 GPUs: each GPU's channels take two of them in turn.
+    {"a100-2node-roce", 2, 16, 32, {{LinkKind::kNvSwitch, 16}, {LinkKind::kRoce, 32}}, 2 * 12.5,
      16 * 12.5},
     // Two GPUs and one uplink on a P2P-less switch: everything funnels through the uplink.
     {"pcie-2gpu", 1, 2, 0, {{LinkKind::kPcie, 3}}, 0, 15.75},
