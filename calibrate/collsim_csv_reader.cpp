@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/nccl_tests_names.hpp"
 #include "calibrate/measurement_checks.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
-#include "calibrate/nccl_tests_names.hpp"
 #include "calibrate/nccl_tests_row.hpp"
 
 namespace collsim::detail {

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "algorithms/nccl_tests_names.hpp"
 #include "algorithms/registry.hpp"
 #include "backends/bench.hpp"
 #include "backends/registry.hpp"
@@ -77,7 +78,8 @@ void write_table(std::ostream& out, const BenchArgs& a, const std::vector<Row>& 
                  Backend& backend, int ranks, const std::vector<std::string>& processes) {
   const Collective c = parse_collective(a.op);
   const bool native = a.backend == "nccl-native";
-  out << "# Collective test starting: " << nccl_tests_name(c) << "_perf\n";
+  const std::string program = fmt::format("{}_perf", nccl_tests_program(c).value_or(to_string(c)));
+  out << "# Collective test starting: " << program << "\n";
   out << fmt::format(
       "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}(factor) warmup iters: "
       "{} iters: {} agg iters: 1 validation: {} graph: 0\n",
@@ -115,14 +117,14 @@ void write_table(std::ostream& out, const BenchArgs& a, const std::vector<Row>& 
     wrong += r.sample.wrong;
     out << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {:6.2f}  {:6.2f}  {:>6}\n",
                        r.bytes.count(), q.count, nccl_tests_type(q.dtype),
-                       is_reduction(c) ? to_string(q.redop) : "none", has_root(c) ? q.root : -1,
-                       nccl_tests_time(r.sample.time.us()), algbw, busbw,
+                       is_reduction(c) ? nccl_tests_redop(q.redop) : "none",
+                       has_root(c) ? q.root : -1, nccl_tests_time(r.sample.time.us()), algbw, busbw,
                        a.check ? fmt::format("{}", r.sample.wrong) : std::string("N/A"));
   }
   out << fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
   out << fmt::format("# Avg bus bandwidth    : {:.6g}\n#\n",
                      rows.empty() ? 0.0 : busbw_sum / static_cast<double>(rows.size()));
-  out << "# Collective test concluded: " << nccl_tests_name(c) << "_perf\n";
+  out << "# Collective test concluded: " << program << "\n";
 }
 
 void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows, int ranks) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/nccl_tests_names.hpp"
+
 namespace collsim {
 
 namespace {
@@ -9,6 +11,13 @@ namespace {
 // Beyond this many ranks the "Using devices" list shows the first ones only (the labels carry
 // the rank count, so the reader does not need the full list).
 constexpr int kListedRanks = 64;
+
+// nccl-tests' program for the collective, or collsim's own name for one nccl-tests lacks
+// (barrier), which the reader takes as well.
+std::string program_name(Collective c) {
+  const auto stem = nccl_tests_program(c);
+  return stem ? fmt::format("{}_perf", *stem) : std::string(to_string(c));
+}
 
 }  // namespace
 
@@ -20,46 +29,9 @@ std::string nccl_tests_time(double us) {
   return fmt::format("{:7.0f}", us);
 }
 
-std::string_view nccl_tests_name(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce:
-      return "all_reduce";
-    case Collective::kAllGather:
-      return "all_gather";
-    case Collective::kReduceScatter:
-      return "reduce_scatter";
-    case Collective::kAllToAll:
-      return "alltoall";
-    default:
-      return to_string(c);  // broadcast, reduce, gather, scatter, sendrecv, barrier
-  }
-}
-
-std::string_view nccl_tests_type(DataType t) {
-  switch (t) {
-    case DataType::kF16:
-      return "half";
-    case DataType::kBf16:
-      return "bfloat16";
-    case DataType::kF32:
-      return "float";
-    case DataType::kF64:
-      return "double";
-    case DataType::kI32:
-      return "int32";
-    case DataType::kI64:
-      return "int64";
-    case DataType::kU8:
-      return "uint8";
-  }
-  return "?";
-}
-
 void write_nccl_tests_table(std::ostream& out, const NcclTestsTable& t) {
   const Collective c = t.collective;
-  const std::string program = c == Collective::kBarrier
-                                  ? std::string(to_string(c))
-                                  : fmt::format("{}_perf", nccl_tests_name(c));
+  const std::string program = program_name(c);
   out << "# Collective test starting: " << program << "\n";
   out << fmt::format(
       "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}(factor) warmup iters: 0 iters: 1 "
@@ -83,7 +55,7 @@ void write_nccl_tests_table(std::ostream& out, const NcclTestsTable& t) {
          "   time   algbw   busbw  #wrong \n"
          "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)         "
          "    (us)  (GB/s)  (GB/s)         \n";
-  const std::string_view redop = is_reduction(c) ? to_string(t.redop) : "none";
+  const std::string_view redop = is_reduction(c) ? nccl_tests_redop(t.redop) : "none";
   const int root = has_root(c) ? t.root : -1;
   std::string last_label;
   double busbw_sum = 0;

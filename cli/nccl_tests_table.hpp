@@ -53,8 +53,4 @@ void write_nccl_tests_table(std::ostream& out, const NcclTestsTable& t);
 // (17735.5), then none (110912).
 std::string nccl_tests_time(double us);
 
-// nccl-tests' program stem and type names: "all_reduce", "float".
-std::string_view nccl_tests_name(Collective c);
-std::string_view nccl_tests_type(DataType t);
-
 }  // namespace collsim
