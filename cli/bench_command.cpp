@@ -12,7 +12,6 @@
 // element was wrong (like nccl-tests' "Out of bounds values ... FAILED").
 #include <fmt/format.h>
 
-#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -27,6 +26,7 @@
 #include "cli/commands.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/output_rows.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -127,21 +127,22 @@ void write_table(std::ostream& out, const BenchArgs& a, const std::vector<Row>& 
   out << "# Collective test concluded: " << program << "\n";
 }
 
-void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows, int ranks) {
-  const Collective c = parse_collective(a.op);
+// The row as measured, with the algorithm and protocol as given (like the ### label), or
+// NCCL's own choice for nccl-native.
+ResultRow result_of(const BenchArgs& a, const Row& r) {
   const bool native = a.backend == "nccl-native";
-  const std::string algo = native ? "nccl" : a.algo;
-  const std::string proto = native ? "auto" : a.proto;
+  ResultRow row = result_row(r.request, {}, r.sample.time);
+  row.algorithm = native ? "nccl" : a.algo;
+  row.protocol = native ? "auto" : a.proto;
+  return row;
+}
+
+void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows) {
   if (a.format == "csv") {
-    out << "collective,algorithm,protocol,channels,ranks,bytes,count,dtype,time_us,algbw_GBps,"
-           "busbw_GBps\n";
+    out << csv_header() << "\n";
     std::uint64_t wrong = 0;
     for (const Row& r : rows) {
-      const double algbw = algbw_GBps(r);
-      out << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.4f},{:.4f}\n", to_string(c), algo,
-                         proto, a.channels, ranks, r.bytes.count(), r.request.count,
-                         to_string(r.request.dtype), r.sample.time.us(), algbw,
-                         algbw * busbw_factor(c, ranks));
+      out << csv_line(result_of(a, r), CsvNumbers::kFixed) << "\n";
       wrong += r.sample.wrong;
     }
     out << fmt::format("# backend {}: {} wrong elements{}\n", a.backend, wrong,
@@ -152,21 +153,8 @@ void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& r
   j["backend"] = a.backend;
   j["rows"] = nlohmann::json::array();
   for (const Row& r : rows) {
-    const double algbw = algbw_GBps(r);
-    nlohmann::ordered_json row;
-    row["collective"] = to_string(c);
-    row["algorithm"] = algo;
-    row["protocol"] = proto;
-    row["channels"] = a.channels;
-    row["ranks"] = ranks;
-    row["bytes"] = r.bytes.count();
-    row["count"] = r.request.count;
-    row["dtype"] = to_string(r.request.dtype);
-    // Rounded as the CSV of predict and sweep is: time exact to the picosecond, bandwidths to
-    // 4 decimals.
-    row["time_us"] = static_cast<double>(r.sample.time.ps()) / 1e6;
-    row["algbw_GBps"] = std::round(algbw * 1e4) / 1e4;
-    row["busbw_GBps"] = std::round(algbw * busbw_factor(c, ranks) * 1e4) / 1e4;
+    // Rounded as the CSV of predict and sweep is.
+    nlohmann::ordered_json row = to_json(rounded(result_of(a, r)));
     if (a.check) row["wrong"] = r.sample.wrong;
     j["rows"].push_back(std::move(row));
   }
@@ -241,7 +229,7 @@ void run_bench(const BenchArgs& a) {
     if (a.format == "table") {
       write_table(text, a, rows, *backend, ranks, processes);
     } else {
-      write_rows(text, a, rows, ranks);
+      write_rows(text, a, rows);
     }
     if (a.output.empty()) {
       std::cout << text.str() << std::flush;

@@ -41,7 +41,7 @@ void run_sweep(const SweepCommandArgs& a) {
     Progress progress("sweep", counts.size(), "sizes");
     choices = ev.choose_all(counts, &progress);
   }
-  std::vector<OutRow> rows;
+  std::vector<ResultRow> rows;
   for (std::size_t i = 0; i < points.size(); ++i) {
     Request r = p.request;
     r.count = points[i].count;
@@ -49,7 +49,7 @@ void run_sweep(const SweepCommandArgs& a) {
   }
   if (a.format == "csv") {
     std::cout << csv_header() << "\n";
-    for (const OutRow& r : rows) std::cout << csv_line(r) << "\n";
+    for (const ResultRow& r : rows) std::cout << csv_line(r) << "\n";
     return;
   }
   if (a.format == "json") {
