@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "algorithms/nccl_tests_names.hpp"
 #include "algorithms/registry.hpp"
 #include "backends/bench.hpp"
 #include "backends/registry.hpp"
@@ -58,7 +57,6 @@ struct BenchArgs {
 
 struct Row {
   Request request;
-  Bytes bytes;
   BenchSample sample;
 };
 
@@ -70,63 +68,6 @@ Bytes parse_size(const std::string& text, const char* option) {
   }
 }
 
-double algbw_GBps(const Row& r) {
-  return static_cast<double>(r.bytes.count()) / r.sample.time.seconds() / 1e9;
-}
-
-void write_table(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows,
-                 Backend& backend, int ranks, const std::vector<std::string>& processes) {
-  const Collective c = parse_collective(a.op);
-  const bool native = a.backend == "nccl-native";
-  const std::string program = fmt::format("{}_perf", nccl_tests_program(c).value_or(to_string(c)));
-  out << "# Collective test starting: " << program << "\n";
-  out << fmt::format(
-      "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}(factor) warmup iters: "
-      "{} iters: {} agg iters: 1 validation: {} graph: 0\n",
-      ranks / std::max(1, backend.processes().size()), parse_size(a.min_bytes, "-b").count(),
-      parse_size(a.max_bytes, "-e").count(), a.factor, a.warmup, a.iters, a.check);
-  out << "#\n# Using devices\n";
-  const int per_process = std::max(1, ranks / std::max<int>(1, static_cast<int>(processes.size())));
-  for (int r = 0; r < ranks; ++r) {
-    const std::string& proc =
-        processes.at(std::min<std::size_t>(r / per_process, processes.size() - 1));
-    const std::size_t colon = proc.rfind(':');
-    const Backend::Placement p = backend.placement(r);
-    out << fmt::format("#  Rank {:2} Group  0 Pid {:>6} on {:>10} device {:2} {}\n", r,
-                       proc.substr(colon + 1), proc.substr(0, colon), p.device, p.description);
-  }
-  out << "#\n";
-  if (native) {
-    out << fmt::format("### GPUS={} BACKEND={} CHANNELS=auto\n", ranks, a.backend);
-  } else {
-    out << fmt::format("### ALGO={} PROTO={} GPUS={} CHANNELS={} BACKEND={}\n", a.algo, a.proto,
-                       ranks, a.channels, a.backend);
-  }
-  out << fmt::format("#{:>62}\n", "out-of-place");
-  out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "size",
-                     "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
-  out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "(B)",
-                     "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
-  double busbw_sum = 0;
-  std::uint64_t wrong = 0;
-  for (const Row& r : rows) {
-    const Request& q = r.request;
-    const double algbw = algbw_GBps(r);
-    const double busbw = algbw * busbw_factor(c, ranks);
-    busbw_sum += busbw;
-    wrong += r.sample.wrong;
-    out << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {:6.2f}  {:6.2f}  {:>6}\n",
-                       r.bytes.count(), q.count, nccl_tests_type(q.dtype),
-                       is_reduction(c) ? nccl_tests_redop(q.redop) : "none",
-                       has_root(c) ? q.root : -1, nccl_tests_time(r.sample.time.us()), algbw, busbw,
-                       a.check ? fmt::format("{}", r.sample.wrong) : std::string("N/A"));
-  }
-  out << fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
-  out << fmt::format("# Avg bus bandwidth    : {:.6g}\n#\n",
-                     rows.empty() ? 0.0 : busbw_sum / static_cast<double>(rows.size()));
-  out << "# Collective test concluded: " << program << "\n";
-}
-
 // The row as measured, with the algorithm and protocol as given (like the ### label), or
 // NCCL's own choice for nccl-native.
 ResultRow result_of(const BenchArgs& a, const Row& r) {
@@ -135,6 +76,41 @@ ResultRow result_of(const BenchArgs& a, const Row& r) {
   row.algorithm = native ? "nccl" : a.algo;
   row.protocol = native ? "auto" : a.proto;
   return row;
+}
+
+// The run as nccl-tests prints it, out-of-place half only: one "### ALGO=... GPUS=n" label for
+// the whole run, a rank line per rank with the process that ran it.
+NcclTestsTable bench_table(const BenchArgs& a, const std::vector<Row>& rows, Backend& backend,
+                           int ranks, const std::vector<std::string>& processes) {
+  NcclTestsTable t;
+  t.collective = parse_collective(a.op);
+  t.redop = parse_reduce_op(a.redop);
+  t.root = a.root;
+  t.gpus = ranks / std::max(1, backend.processes().size());
+  t.min_bytes = parse_size(a.min_bytes, "-b").count();
+  t.max_bytes = parse_size(a.max_bytes, "-e").count();
+  t.factor = a.factor;
+  t.warmup = a.warmup;
+  t.iters = a.iters;
+  t.validation = a.check;
+  t.ranks = ranks;
+  const int per_process = std::max(1, ranks / std::max<int>(1, static_cast<int>(processes.size())));
+  for (int r = 0; r < ranks; ++r) {
+    const std::string& proc =
+        processes.at(std::min<std::size_t>(r / per_process, processes.size() - 1));
+    const std::size_t colon = proc.rfind(':');
+    const Backend::Placement p = backend.placement(r);
+    t.devices.push_back({proc.substr(colon + 1), proc.substr(0, colon), p.device, p.description});
+  }
+  t.label = a.backend == "nccl-native"
+                ? fmt::format("GPUS={} BACKEND={} CHANNELS=auto", ranks, a.backend)
+                : fmt::format("ALGO={} PROTO={} GPUS={} CHANNELS={} BACKEND={}", a.algo, a.proto,
+                              ranks, a.channels, a.backend);
+  t.repeat_in_place = false;
+  for (const Row& r : rows) {
+    t.rows.push_back({result_of(a, r), a.check ? std::optional(r.sample.wrong) : std::nullopt, ""});
+  }
+  return t;
 }
 
 void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows) {
@@ -212,7 +188,7 @@ void run_bench(const BenchArgs& a) {
     for (std::size_t i = 0; i < requests.size(); ++i) {
       const Schedule s = plan(requests[i]);
       o.trace = !a.trace.empty() && i + 1 == requests.size();
-      Row row{requests[i], request_bytes(requests[i]), measure(*backend, s, o)};
+      Row row{requests[i], measure(*backend, s, o)};
       if (row.sample.wrong > 0 && !row.sample.wrong_detail.empty()) {
         std::cerr << "collsim: " << row.sample.wrong_detail << "\n";
       }
@@ -227,7 +203,7 @@ void run_bench(const BenchArgs& a) {
     if (group.index() != 0) return;
     std::ostringstream text;
     if (a.format == "table") {
-      write_table(text, a, rows, *backend, ranks, processes);
+      write_nccl_tests_table(text, bench_table(a, rows, *backend, ranks, processes));
     } else {
       write_rows(text, a, rows);
     }

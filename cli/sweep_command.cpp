@@ -70,8 +70,7 @@ void run_sweep(const SweepCommandArgs& a) {
     if (!c.note.empty() && notes.insert(c.note).second) t.comments.push_back("note: " + c.note);
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    t.rows.push_back({rows[i].bytes, rows[i].count, rows[i].time_us, rows[i].algbw_GBps,
-                      rows[i].busbw_GBps, choice_label(ev, choices[i])});
+    t.rows.push_back({rows[i], std::nullopt, choice_label(ev, choices[i])});
   }
   write_nccl_tests_table(std::cout, t);
 }
