@@ -78,8 +78,24 @@ ResultRow result_of(const BenchArgs& a, const Row& r) {
   return row;
 }
 
-// The run as nccl-tests prints it, out-of-place half only: one "### ALGO=... GPUS=n" label for
-// the whole run, a rank line per rank with the process that ran it.
+// A rank line per rank: the process that ran it ("host:pid", consecutive ranks per process) and
+// where the backend placed it.
+std::vector<NcclTestsTable::Device> devices(Backend& backend, int ranks,
+                                            const std::vector<std::string>& processes) {
+  std::vector<NcclTestsTable::Device> out;
+  const int per_process = std::max(1, ranks / std::max<int>(1, static_cast<int>(processes.size())));
+  for (int r = 0; r < ranks; ++r) {
+    const std::string& proc =
+        processes.at(std::min<std::size_t>(r / per_process, processes.size() - 1));
+    const std::size_t colon = proc.rfind(':');
+    const Backend::Placement p = backend.placement(r);
+    out.push_back({proc.substr(colon + 1), proc.substr(0, colon), p.device, p.description});
+  }
+  return out;
+}
+
+// The run as nccl-tests prints it, out-of-place half only, with one "### ALGO=... GPUS=n" label
+// for the whole run.
 NcclTestsTable bench_table(const BenchArgs& a, const std::vector<Row>& rows, Backend& backend,
                            int ranks, const std::vector<std::string>& processes) {
   NcclTestsTable t;
@@ -94,14 +110,7 @@ NcclTestsTable bench_table(const BenchArgs& a, const std::vector<Row>& rows, Bac
   t.iters = a.iters;
   t.validation = a.check;
   t.ranks = ranks;
-  const int per_process = std::max(1, ranks / std::max<int>(1, static_cast<int>(processes.size())));
-  for (int r = 0; r < ranks; ++r) {
-    const std::string& proc =
-        processes.at(std::min<std::size_t>(r / per_process, processes.size() - 1));
-    const std::size_t colon = proc.rfind(':');
-    const Backend::Placement p = backend.placement(r);
-    t.devices.push_back({proc.substr(colon + 1), proc.substr(0, colon), p.device, p.description});
-  }
+  t.devices = devices(backend, ranks, processes);
   t.label = a.backend == "nccl-native"
                 ? fmt::format("GPUS={} BACKEND={} CHANNELS=auto", ranks, a.backend)
                 : fmt::format("ALGO={} PROTO={} GPUS={} CHANNELS={} BACKEND={}", a.algo, a.proto,
