@@ -2,16 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/ir/nccl_tests_names.hpp"
+#include "algorithms/ir/result_row.hpp"
 #include "calibrate/measurement_checks.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
-#include "calibrate/nccl_tests_names.hpp"
 #include "calibrate/nccl_tests_row.hpp"
 
 namespace collsim::detail {
 
 namespace {
-
-constexpr int kColumns = 11;
 
 std::vector<std::string_view> split_csv(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -23,31 +22,29 @@ std::vector<std::string_view> split_csv(std::string_view line) {
   }
 }
 
+// A row's fields, by the column the writers put them in; messages name the column.
 class CsvRow {
  public:
   CsvRow(std::vector<std::string_view> fields, std::string where)
       : f_(std::move(fields)), where_(std::move(where)) {}
 
-  std::string_view text(int i) const { return f_[i]; }
+  std::string_view text(ResultColumn c) const { return f_[static_cast<int>(c)]; }
 
-  std::int64_t integer(int i, std::string_view column, std::int64_t min) const {
-    const auto v = parse_integer(f_[i]);
-    if (!v || *v < min) {
-      fail(column, min == 0 ? "a non-negative integer" : "a positive integer", f_[i]);
-    }
+  std::int64_t integer(ResultColumn c, std::int64_t min) const {
+    const auto v = parse_integer(text(c));
+    if (!v || *v < min) fail(c, min == 0 ? "a non-negative integer" : "a positive integer");
     return *v;
   }
 
-  Printed number(int i, std::string_view column, std::string_view what) const {
-    const auto p = parse_printed(f_[i]);
-    if (!p || p->value < 0) fail(column, what, f_[i]);
+  Printed number(ResultColumn c, std::string_view what) const {
+    const auto p = parse_printed(text(c));
+    if (!p || p->value < 0) fail(c, what);
     return *p;
   }
 
-  [[noreturn]] void fail(std::string_view column, std::string_view what,
-                         std::string_view got) const {
+  [[noreturn]] void fail(ResultColumn c, std::string_view what) const {
     throw MeasurementError(
-        fmt::format("{}: {}: expected {}, got \"{}\"", where_, column, what, got));
+        fmt::format("{}: {}: expected {}, got \"{}\"", where_, column_name(c), what, text(c)));
   }
 
  private:
@@ -75,18 +72,20 @@ MeasurementFile parse_collsim_csv(const std::vector<std::string_view>& lines,
       continue;
     }
     const std::vector<std::string_view> fields = split_csv(text);
-    if (static_cast<int>(fields.size()) != kColumns) {
-      throw MeasurementError(fmt::format(
-          "{}: expected {} comma-separated columns as in the "
-          "header, got {}{}",
-          where, kColumns, fields.size(), fields.size() < kColumns ? " (truncated row?)" : ""));
+    if (static_cast<int>(fields.size()) != kResultColumnCount) {
+      throw MeasurementError(
+          fmt::format("{}: expected {} comma-separated columns as in the "
+                      "header, got {}{}",
+                      where, kResultColumnCount, fields.size(),
+                      fields.size() < kResultColumnCount ? " (truncated row?)" : ""));
     }
     const CsvRow f(fields, where);
     Collective c;
     try {
-      c = parse_collective(f.text(0));
+      c = parse_collective(f.text(ResultColumn::kCollective));
     } catch (const RequestError& e) {
-      throw MeasurementError(fmt::format("{}: collective: {}", where, e.what()));
+      throw MeasurementError(
+          fmt::format("{}: {}: {}", where, column_name(ResultColumn::kCollective), e.what()));
     }
     if (out.rows.empty()) {
       if (options.collective && *options.collective != c) {
@@ -105,21 +104,20 @@ MeasurementFile parse_collsim_csv(const std::vector<std::string_view>& lines,
     }
     MeasurementRow r;
     r.line = line;
-    r.algo_override = std::string(f.text(1));
-    r.proto_override = std::string(f.text(2));
-    r.channels = static_cast<int>(f.integer(3, "channels", 0));
-    r.ranks = static_cast<int>(f.integer(4, "ranks", 1));
+    r.algo_override = std::string(f.text(ResultColumn::kAlgorithm));
+    r.proto_override = std::string(f.text(ResultColumn::kProtocol));
+    r.channels = static_cast<int>(f.integer(ResultColumn::kChannels, 0));
+    r.ranks = static_cast<int>(f.integer(ResultColumn::kRanks, 1));
     r.ranks_source = RanksSource::kCsvColumn;
-    r.bytes = static_cast<std::uint64_t>(f.integer(5, "bytes", 0));
-    r.count = static_cast<std::uint64_t>(f.integer(6, "count", 0));
-    r.dtype = std::string(f.text(7));
+    r.bytes = static_cast<std::uint64_t>(f.integer(ResultColumn::kBytes, 0));
+    r.count = static_cast<std::uint64_t>(f.integer(ResultColumn::kCount, 0));
+    r.dtype = std::string(f.text(ResultColumn::kDtype));
     r.data_type = data_type_of(r.dtype);
-    Half h{"out-of-place", f.number(8, "time_us", "a positive number of microseconds"),
-           f.number(9, "algbw_GBps", "a bandwidth in GB/s"),
-           f.number(10, "busbw_GBps", "a bandwidth in GB/s")};
-    if (h.time.value == 0 && r.bytes > 0) {
-      f.fail("time_us", "a positive number of microseconds", f.text(8));
-    }
+    constexpr std::string_view kTime = "a positive number of microseconds";
+    Half h{"out-of-place", f.number(ResultColumn::kTimeUs, kTime),
+           f.number(ResultColumn::kAlgbwGBps, "a bandwidth in GB/s"),
+           f.number(ResultColumn::kBusbwGBps, "a bandwidth in GB/s")};
+    if (h.time.value == 0 && r.bytes > 0) f.fail(ResultColumn::kTimeUs, kTime);
     r.time_us = h.time.value;
     r.algbw_GBps = h.algbw.value;
     r.busbw_GBps = h.busbw.value;

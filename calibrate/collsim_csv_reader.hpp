@@ -1,5 +1,5 @@
-// collsim's CSV (`--format csv`, docs/cli.md) as a measurement file: one row per line under
-// the header
+// collsim's CSV (`--format csv`, docs/cli.md) as a measurement file: one row per line under the
+// header that csv_header() gives (algorithms/ir/result_row.hpp, which the writers use too)
 //
 //   collective,algorithm,protocol,channels,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps
 //
@@ -18,9 +18,6 @@
 #include "calibrate/nccl_tests_reader.hpp"
 
 namespace collsim::detail {
-
-inline constexpr std::string_view kCollsimCsvHeader =
-    "collective,algorithm,protocol,channels,ranks,bytes,count,dtype,time_us,algbw_GBps,busbw_GBps";
 
 // `lines[i]` is line i + 1 of the file.
 MeasurementFile parse_collsim_csv(const std::vector<std::string_view>& lines,

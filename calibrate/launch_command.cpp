@@ -4,8 +4,8 @@
 #include <array>
 #include <set>
 
+#include "algorithms/ir/nccl_tests_names.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
-#include "calibrate/nccl_tests_names.hpp"
 
 namespace collsim {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "calibrate/nccl_tests_names.hpp"
+#include "algorithms/ir/nccl_tests_names.hpp"
 
 namespace collsim::detail {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "calibrate/nccl_tests_names.hpp"
+#include "algorithms/ir/nccl_tests_names.hpp"
 #include "calibrate/nccl_tests_row.hpp"
 
 namespace collsim::detail {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "algorithms/ir/result_row.hpp"
 #include "calibrate/collsim_csv_reader.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_parser.hpp"
@@ -36,11 +37,11 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& pat
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view t = detail::trim(lines[i]);
     if (t.empty() || t.starts_with('#')) continue;
-    if (t == detail::kCollsimCsvHeader) return detail::parse_collsim_csv(lines, path, options);
+    if (t == csv_header()) return detail::parse_collsim_csv(lines, path, options);
     if (t.starts_with("collective,")) {
       throw MeasurementError(
           fmt::format("{}:{}: expected the collsim CSV header \"{}\", got \"{}\"", path, i + 1,
-                      detail::kCollsimCsvHeader, t));
+                      csv_header(), t));
     }
     break;
   }

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <set>
 
-#include "calibrate/nccl_tests_names.hpp"
+#include "algorithms/ir/nccl_tests_names.hpp"
 #include "calibrate/nccl_tests_parser.hpp"
 
 namespace collsim::detail {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "calibrate/nccl_tests_names.hpp"
+#include "algorithms/ir/nccl_tests_names.hpp"
 
 namespace collsim::detail {
 

@@ -13,7 +13,6 @@
 // element was wrong (like nccl-tests' "Out of bounds values ... FAILED").
 #include <fmt/format.h>
 
-#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -27,6 +26,7 @@
 #include "cli/commands.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/output_rows.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -58,7 +58,6 @@ struct BenchArgs {
 
 struct Row {
   Request request;
-  Bytes bytes;
   BenchSample sample;
 };
 
@@ -70,77 +69,66 @@ Bytes parse_size(const std::string& text, const char* option) {
   }
 }
 
-double algbw_GBps(const Row& r) {
-  return static_cast<double>(r.bytes.count()) / r.sample.time.seconds() / 1e9;
+// The row as measured, with the algorithm and protocol as given (like the ### label), or
+// NCCL's own choice for nccl-native.
+ResultRow result_of(const BenchArgs& a, const Row& r) {
+  const bool native = a.backend == "nccl-native";
+  ResultRow row = result_row(r.request, {}, r.sample.time);
+  row.algorithm = native ? "nccl" : a.algo;
+  row.protocol = native ? "auto" : a.proto;
+  return row;
 }
 
-void write_table(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows,
-                 Backend& backend, int ranks, const std::vector<std::string>& processes) {
-  const Collective c = parse_collective(a.op);
-  const bool native = a.backend == "nccl-native";
-  out << "# Collective test starting: " << nccl_tests_name(c) << "_perf\n";
-  out << fmt::format(
-      "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}(factor) warmup iters: "
-      "{} iters: {} agg iters: 1 validation: {} graph: 0\n",
-      ranks / std::max(1, backend.processes().size()), parse_size(a.min_bytes, "-b").count(),
-      parse_size(a.max_bytes, "-e").count(), a.factor, a.warmup, a.iters, a.check);
-  out << "#\n# Using devices\n";
+// A rank line per rank: the process that ran it ("host:pid", consecutive ranks per process) and
+// where the backend placed it.
+std::vector<NcclTestsTable::Device> devices(Backend& backend, int ranks,
+                                            const std::vector<std::string>& processes) {
+  std::vector<NcclTestsTable::Device> out;
   const int per_process = std::max(1, ranks / std::max<int>(1, static_cast<int>(processes.size())));
   for (int r = 0; r < ranks; ++r) {
     const std::string& proc =
         processes.at(std::min<std::size_t>(r / per_process, processes.size() - 1));
     const std::size_t colon = proc.rfind(':');
     const Backend::Placement p = backend.placement(r);
-    out << fmt::format("#  Rank {:2} Group  0 Pid {:>6} on {:>10} device {:2} {}\n", r,
-                       proc.substr(colon + 1), proc.substr(0, colon), p.device, p.description);
+    out.push_back({proc.substr(colon + 1), proc.substr(0, colon), p.device, p.description});
   }
-  out << "#\n";
-  if (native) {
-    out << fmt::format("### GPUS={} BACKEND={} CHANNELS=auto\n", ranks, a.backend);
-  } else {
-    out << fmt::format("### ALGO={} PROTO={} GPUS={} CHANNELS={} BACKEND={}\n", a.algo, a.proto,
-                       ranks, a.channels, a.backend);
-  }
-  out << fmt::format("#{:>62}\n", "out-of-place");
-  out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "size",
-                     "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
-  out << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "(B)",
-                     "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
-  double busbw_sum = 0;
-  std::uint64_t wrong = 0;
-  for (const Row& r : rows) {
-    const Request& q = r.request;
-    const double algbw = algbw_GBps(r);
-    const double busbw = algbw * busbw_factor(c, ranks);
-    busbw_sum += busbw;
-    wrong += r.sample.wrong;
-    out << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {:6.2f}  {:6.2f}  {:>6}\n",
-                       r.bytes.count(), q.count, nccl_tests_type(q.dtype),
-                       is_reduction(c) ? to_string(q.redop) : "none", has_root(c) ? q.root : -1,
-                       nccl_tests_time(r.sample.time.us()), algbw, busbw,
-                       a.check ? fmt::format("{}", r.sample.wrong) : std::string("N/A"));
-  }
-  out << fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
-  out << fmt::format("# Avg bus bandwidth    : {:.6g}\n#\n",
-                     rows.empty() ? 0.0 : busbw_sum / static_cast<double>(rows.size()));
-  out << "# Collective test concluded: " << nccl_tests_name(c) << "_perf\n";
+  return out;
 }
 
-void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows, int ranks) {
-  const Collective c = parse_collective(a.op);
-  const bool native = a.backend == "nccl-native";
-  const std::string algo = native ? "nccl" : a.algo;
-  const std::string proto = native ? "auto" : a.proto;
+// The run as nccl-tests prints it, out-of-place half only, with one "### ALGO=... GPUS=n" label
+// for the whole run.
+NcclTestsTable bench_table(const BenchArgs& a, const std::vector<Row>& rows, Backend& backend,
+                           int ranks, const std::vector<std::string>& processes) {
+  NcclTestsTable t;
+  t.collective = parse_collective(a.op);
+  t.redop = parse_reduce_op(a.redop);
+  t.root = a.root;
+  t.gpus = ranks / std::max(1, backend.processes().size());
+  t.min_bytes = parse_size(a.min_bytes, "-b").count();
+  t.max_bytes = parse_size(a.max_bytes, "-e").count();
+  t.factor = a.factor;
+  t.warmup = a.warmup;
+  t.iters = a.iters;
+  t.validation = a.check;
+  t.ranks = ranks;
+  t.devices = devices(backend, ranks, processes);
+  t.label = a.backend == "nccl-native"
+                ? fmt::format("GPUS={} BACKEND={} CHANNELS=auto", ranks, a.backend)
+                : fmt::format("ALGO={} PROTO={} GPUS={} CHANNELS={} BACKEND={}", a.algo, a.proto,
+                              ranks, a.channels, a.backend);
+  t.repeat_in_place = false;
+  for (const Row& r : rows) {
+    t.rows.push_back({result_of(a, r), a.check ? std::optional(r.sample.wrong) : std::nullopt, ""});
+  }
+  return t;
+}
+
+void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& rows) {
   if (a.format == "csv") {
-    out << "collective,algorithm,protocol,channels,ranks,bytes,count,dtype,time_us,algbw_GBps,"
-           "busbw_GBps\n";
+    out << csv_header() << "\n";
     std::uint64_t wrong = 0;
     for (const Row& r : rows) {
-      const double algbw = algbw_GBps(r);
-      out << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.4f},{:.4f}\n", to_string(c), algo,
-                         proto, a.channels, ranks, r.bytes.count(), r.request.count,
-                         to_string(r.request.dtype), r.sample.time.us(), algbw,
-                         algbw * busbw_factor(c, ranks));
+      out << csv_line(result_of(a, r), CsvNumbers::kFixed) << "\n";
       wrong += r.sample.wrong;
     }
     out << fmt::format("# backend {}: {} wrong elements{}\n", a.backend, wrong,
@@ -151,21 +139,8 @@ void write_rows(std::ostream& out, const BenchArgs& a, const std::vector<Row>& r
   j["backend"] = a.backend;
   j["rows"] = nlohmann::json::array();
   for (const Row& r : rows) {
-    const double algbw = algbw_GBps(r);
-    nlohmann::ordered_json row;
-    row["collective"] = to_string(c);
-    row["algorithm"] = algo;
-    row["protocol"] = proto;
-    row["channels"] = a.channels;
-    row["ranks"] = ranks;
-    row["bytes"] = r.bytes.count();
-    row["count"] = r.request.count;
-    row["dtype"] = to_string(r.request.dtype);
-    // Rounded as the CSV of predict and sweep is: time exact to the picosecond, bandwidths to
-    // 4 decimals.
-    row["time_us"] = static_cast<double>(r.sample.time.ps()) / 1e6;
-    row["algbw_GBps"] = std::round(algbw * 1e4) / 1e4;
-    row["busbw_GBps"] = std::round(algbw * busbw_factor(c, ranks) * 1e4) / 1e4;
+    // Rounded as the CSV of predict and sweep is.
+    nlohmann::ordered_json row = to_json(rounded(result_of(a, r)));
     if (a.check) row["wrong"] = r.sample.wrong;
     j["rows"].push_back(std::move(row));
   }
@@ -223,7 +198,7 @@ void run_bench(const BenchArgs& a) {
     for (std::size_t i = 0; i < requests.size(); ++i) {
       const Schedule s = plan(requests[i]);
       o.trace = !a.trace.empty() && i + 1 == requests.size();
-      Row row{requests[i], request_bytes(requests[i]), measure(*backend, s, o)};
+      Row row{requests[i], measure(*backend, s, o)};
       if (row.sample.wrong > 0 && !row.sample.wrong_detail.empty()) {
         std::cerr << "collsim: " << row.sample.wrong_detail << "\n";
       }
@@ -238,9 +213,9 @@ void run_bench(const BenchArgs& a) {
     if (group.index() != 0) return;
     std::ostringstream text;
     if (a.format == "table") {
-      write_table(text, a, rows, *backend, ranks, processes);
+      write_nccl_tests_table(text, bench_table(a, rows, *backend, ranks, processes));
     } else {
-      write_rows(text, a, rows, ranks);
+      write_rows(text, a, rows);
     }
     if (a.output.empty()) {
       std::cout << text.str() << std::flush;

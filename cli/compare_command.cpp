@@ -36,7 +36,7 @@ struct CompareArgs {
 struct Comparison {
   std::vector<SweepPoint> points;
   std::vector<Candidate> candidates;                     // those with a time at some size
-  std::vector<std::vector<std::optional<OutRow>>> rows;  // [size][candidate]
+  std::vector<std::vector<std::optional<ResultRow>>> rows;  // [size][candidate]
   std::vector<std::size_t> best;                         // per size, index into candidates
   std::vector<std::string> nccl_pick;                    // per size, "" if NCCL has no say
 };
@@ -80,7 +80,7 @@ Comparison compare(const Predictor& ev, const ModelArgs& m, const std::vector<Sw
   for (std::size_t i = 0; i < points.size(); ++i) {
     Request r = ev.request();
     r.count = points[i].count;
-    std::vector<std::optional<OutRow>> row;
+    std::vector<std::optional<ResultRow>> row;
     std::optional<std::size_t> best;
     for (std::size_t k = 0; k < keep.size(); ++k) {
       const auto& e = grid[i][keep[k]];
@@ -140,7 +140,7 @@ void print_table(const Predictor& ev, const Prepared& p, const ModelArgs& m, con
       line += r ? fmt::format("  {}{}", nccl_tests_time(r->time_us), k == c.best[i] ? "*" : " ")
                 : fmt::format("  {:>7} ", "-");
     }
-    const OutRow& b = *c.rows[i][c.best[i]];
+    const ResultRow& b = *c.rows[i][c.best[i]];
     line += fmt::format("  {:<{}}  {:7.2f}  {}", to_string(c.candidates[c.best[i]]), width,
                         b.busbw_GBps, c.nccl_pick[i].empty() ? "-" : c.nccl_pick[i]);
     fmt::print("{}\n", line);
@@ -179,7 +179,7 @@ void plot(const std::string& path, const Predictor& ev, const Prepared& p, const
     plot.series.push_back(std::move(s));
   }
   for (std::size_t i = 0; i < c.points.size(); ++i) {
-    const OutRow& b = *c.rows[i][c.best[i]];
+    const ResultRow& b = *c.rows[i][c.best[i]];
     plot.best.push_back({b.bytes, b.time_us, b.busbw_GBps});
   }
   write_plot(path, plot);

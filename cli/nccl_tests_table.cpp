@@ -2,13 +2,87 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
+#include "algorithms/ir/nccl_tests_names.hpp"
+
 namespace collsim {
 
 namespace {
 
-// Beyond this many ranks the "Using devices" list shows the first ones only (the labels carry
-// the rank count, so the reader does not need the full list).
-constexpr int kListedRanks = 64;
+// nccl-tests' title line, verbatim: each title over its half of the columns.
+constexpr std::string_view kOutOfPlaceTitle =
+    "#                                                              out-of-place";
+constexpr std::string_view kInPlaceTitle = "                       in-place          ";
+
+// nccl-tests' program for the collective, or collsim's own name for one nccl-tests lacks
+// (barrier), which the reader takes as well.
+std::string program_name(Collective c) {
+  const auto stem = nccl_tests_program(c);
+  return stem ? fmt::format("{}_perf", *stem) : std::string(to_string(c));
+}
+
+void write_run_header(std::ostream& out, const NcclTestsTable& t) {
+  out << fmt::format(
+      "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}(factor) warmup iters: {} iters: {} "
+      "agg iters: 1 validation: {} graph: 0\n",
+      t.gpus, t.min_bytes, t.max_bytes, t.factor, t.warmup, t.iters, t.validation);
+}
+
+void write_devices(std::ostream& out, const NcclTestsTable& t) {
+  out << "#\n# Using devices\n";
+  const int listed = static_cast<int>(t.devices.size());
+  for (int r = 0; r < listed; ++r) {
+    const NcclTestsTable::Device& d = t.devices[r];
+    out << fmt::format("#  Rank {:2} Group  0 Pid {:>6} on {:>10} device {:2} {}\n", r, d.pid,
+                       d.host, d.device, d.description);
+  }
+  if (listed < t.ranks) {
+    out << fmt::format("#  ... ranks {} to {} not listed ({} ranks)\n", listed, t.ranks - 1,
+                       t.ranks);
+  }
+  out << "#\n";
+}
+
+// One header line: the row's leading columns, then the out-of-place half's, then (ended by a
+// space, as nccl-tests ends it) the in-place half's.
+std::string header_line(const std::array<std::string_view, 5>& lead,
+                        const std::array<std::string_view, 4>& half, bool in_place) {
+  const std::string h =
+      fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", half[0], half[1], half[2], half[3]);
+  return fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", lead[0], lead[1], lead[2],
+                     lead[3], lead[4], h, in_place ? h + " " : "");
+}
+
+void write_column_header(std::ostream& out, bool in_place) {
+  out << kOutOfPlaceTitle << (in_place ? kInPlaceTitle : "") << "\n";
+  out << header_line({"size", "count", "type", "redop", "root"},
+                     {"time", "algbw", "busbw", "#wrong"}, in_place);
+  out << header_line({"(B)", "(elements)", "", "", ""}, {"(us)", "(GB/s)", "(GB/s)", ""}, in_place);
+}
+
+void write_row(std::ostream& out, const NcclTestsTable& t, const NcclTestsTable::Row& row) {
+  const Collective c = t.collective;
+  const ResultRow& r = row.result;
+  const std::string wrong = row.wrong ? fmt::format("{}", *row.wrong) : "N/A";
+  const std::string half = fmt::format("  {}  {:6.2f}  {:6.2f}  {:>6}", nccl_tests_time(r.time_us),
+                                       r.algbw_GBps, r.busbw_GBps, wrong);
+  out << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", r.bytes, r.count,
+                     nccl_tests_type(r.dtype), is_reduction(c) ? nccl_tests_redop(t.redop) : "none",
+                     has_root(c) ? t.root : -1, half, t.repeat_in_place ? half : "");
+}
+
+void write_footer(std::ostream& out, const NcclTestsTable& t) {
+  std::uint64_t wrong = 0;
+  double busbw_sum = 0;
+  for (const NcclTestsTable::Row& row : t.rows) {
+    wrong += row.wrong.value_or(0);
+    busbw_sum += row.result.busbw_GBps;
+  }
+  out << fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
+  out << fmt::format("# Avg bus bandwidth    : {:.6g} \n",
+                     t.rows.empty() ? 0.0 : busbw_sum / static_cast<double>(t.rows.size()));
+}
 
 }  // namespace
 
@@ -20,88 +94,23 @@ std::string nccl_tests_time(double us) {
   return fmt::format("{:7.0f}", us);
 }
 
-std::string_view nccl_tests_name(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce:
-      return "all_reduce";
-    case Collective::kAllGather:
-      return "all_gather";
-    case Collective::kReduceScatter:
-      return "reduce_scatter";
-    case Collective::kAllToAll:
-      return "alltoall";
-    default:
-      return to_string(c);  // broadcast, reduce, gather, scatter, sendrecv, barrier
-  }
-}
-
-std::string_view nccl_tests_type(DataType t) {
-  switch (t) {
-    case DataType::kF16:
-      return "half";
-    case DataType::kBf16:
-      return "bfloat16";
-    case DataType::kF32:
-      return "float";
-    case DataType::kF64:
-      return "double";
-    case DataType::kI32:
-      return "int32";
-    case DataType::kI64:
-      return "int64";
-    case DataType::kU8:
-      return "uint8";
-  }
-  return "?";
-}
-
 void write_nccl_tests_table(std::ostream& out, const NcclTestsTable& t) {
-  const Collective c = t.collective;
-  const std::string program = c == Collective::kBarrier
-                                  ? std::string(to_string(c))
-                                  : fmt::format("{}_perf", nccl_tests_name(c));
+  const std::string program = program_name(t.collective);
   out << "# Collective test starting: " << program << "\n";
-  out << fmt::format(
-      "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}(factor) warmup iters: 0 iters: 1 "
-      "agg iters: 1 validation: 0 graph: 0\n",
-      t.min_bytes, t.max_bytes, t.factor);
-  out << "#\n# Using devices\n";
-  const int listed = t.ranks > kListedRanks ? 8 : t.ranks;
-  for (int r = 0; r < listed; ++r) {
-    out << fmt::format("#  Rank {:2} Group  0 Pid {:6} on {:>10} device {:2} [sim] {}\n", r, r,
-                       t.rank_hosts.at(r), t.rank_devices.at(r), t.device_name);
-  }
-  if (listed < t.ranks) {
-    out << fmt::format("#  ... ranks {} to {} not listed ({} ranks)\n", listed, t.ranks - 1,
-                       t.ranks);
-  }
-  out << "#\n";
+  write_run_header(out, t);
+  write_devices(out, t);
   for (const std::string& line : t.comments) out << "# " << line << "\n";
-  out << "#                                                              out-of-place          "
-         "             in-place          \n"
-         "#       size         count      type   redop    root     time   algbw   busbw  #wrong  "
-         "   time   algbw   busbw  #wrong \n"
-         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)         "
-         "    (us)  (GB/s)  (GB/s)         \n";
-  const std::string_view redop = is_reduction(c) ? to_string(t.redop) : "none";
-  const int root = has_root(c) ? t.root : -1;
+  if (!t.label.empty()) out << "### " << t.label << "\n";
+  write_column_header(out, t.repeat_in_place);
   std::string last_label;
-  double busbw_sum = 0;
   for (const NcclTestsTable::Row& row : t.rows) {
     if (!row.label.empty() && row.label != last_label) {
       out << "### " << row.label << "\n";
       last_label = row.label;
     }
-    const std::string half =
-        fmt::format("  {}  {:6.2f}  {:6.2f}  {:>6}", nccl_tests_time(row.time_us), row.algbw_GBps,
-                    row.busbw_GBps, "N/A");
-    out << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", row.bytes, row.count,
-                       nccl_tests_type(t.dtype), redop, root, half, half);
-    busbw_sum += row.busbw_GBps;
+    write_row(out, t, row);
   }
-  out << "# Out of bounds values : 0 OK\n";
-  out << fmt::format("# Avg bus bandwidth    : {:.6g} \n",
-                     t.rows.empty() ? 0.0 : busbw_sum / static_cast<double>(t.rows.size()));
+  write_footer(out, t);
   out << "#\n# Collective test concluded: " << program << "\n#\n";
 }
 

@@ -33,7 +33,7 @@ void run_predict(const PredictArgs& a) {
   const Predictor ev(predict_setup(p, a.model));
   const Choice ch = ev.choose(p.request.count);
   const Request& r = p.request;
-  const OutRow row = make_row(r, ch.candidate, ch.eval.time);
+  const ResultRow row = make_row(r, ch.candidate, ch.eval.time);
   if (a.format == "csv") {
     std::cout << csv_header() << "\n" << csv_line(row) << "\n";
     return;

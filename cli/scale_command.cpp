@@ -97,7 +97,7 @@ namespace {
 
 struct ScaleRow {
   int nodes = 0;
-  std::vector<std::optional<OutRow>> rows;  // per candidate (Scaling::candidates)
+  std::vector<std::optional<ResultRow>> rows;  // per candidate (Scaling::candidates)
   std::size_t best = 0;
   std::string nccl_pick;
   std::string detail;  // the best one's evaluation detail (bottleneck link, ...)
@@ -235,7 +235,7 @@ void print_table(const Scaling& s) {
   head2 += fmt::format("  {:<{}}  {:>7}  {}", "best", width, "busbw", "NCCL picks");
   fmt::print("{}\n{}\n", head1, head2);
   for (const ScaleRow& r : s.rows) {
-    const OutRow& b = *r.rows[r.best];
+    const ResultRow& b = *r.rows[r.best];
     std::string line = fmt::format("{:>7} {:>8}", r.nodes, b.ranks);
     for (std::size_t k = 0; k < s.candidates.size(); ++k) {
       const auto& o = r.rows[k];
@@ -280,7 +280,7 @@ void plot(const std::string& path, const Scaling& s) {
     plot.series.push_back(std::move(ser));
   }
   for (const ScaleRow& r : s.rows) {
-    const OutRow& b = *r.rows[r.best];
+    const ResultRow& b = *r.rows[r.best];
     plot.best.push_back({static_cast<std::uint64_t>(r.nodes), b.time_us, b.busbw_GBps});
   }
   write_plot(path, plot);

@@ -42,7 +42,7 @@ void run_sweep(const SweepCommandArgs& a) {
     Progress progress("sweep", counts.size(), "sizes");
     choices = ev.choose_all(counts, [&](const std::string& s) { progress.step(s); });
   }
-  std::vector<OutRow> rows;
+  std::vector<ResultRow> rows;
   for (std::size_t i = 0; i < points.size(); ++i) {
     Request r = p.request;
     r.count = points[i].count;
@@ -50,7 +50,7 @@ void run_sweep(const SweepCommandArgs& a) {
   }
   if (a.format == "csv") {
     std::cout << csv_header() << "\n";
-    for (const OutRow& r : rows) std::cout << csv_line(r) << "\n";
+    for (const ResultRow& r : rows) std::cout << csv_line(r) << "\n";
     return;
   }
   if (a.format == "json") {
@@ -71,8 +71,7 @@ void run_sweep(const SweepCommandArgs& a) {
     if (!c.note.empty() && notes.insert(c.note).second) t.comments.push_back("note: " + c.note);
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    t.rows.push_back({rows[i].bytes, rows[i].count, rows[i].time_us, rows[i].algbw_GBps,
-                      rows[i].busbw_GBps, choice_label(ev, choices[i])});
+    t.rows.push_back({rows[i], std::nullopt, choice_label(ev, choices[i])});
   }
   write_nccl_tests_table(std::cout, t);
 }

@@ -8,6 +8,11 @@ namespace collsim {
 
 namespace {
 
+// Beyond this many ranks the "Using devices" list shows the first ones only (the labels carry
+// the rank count, so the reader does not need the full list).
+constexpr int kListedRanks = 64;
+constexpr int kListedWhenMany = 8;
+
 std::string graph_text(const char* name, const std::optional<NcclGraph>& g) {
   if (!g) return "";
   if (g->bw_intra == g->bw_inter)
@@ -63,18 +68,17 @@ NcclTestsTable table_frame(const Predictor& ev, const std::string& command, std:
   const Request& r = ev.request();
   NcclTestsTable t;
   t.collective = r.collective;
-  t.dtype = r.dtype;
   t.redop = r.redop;
   t.root = r.root;
   t.ranks = r.comm.size();
   t.min_bytes = min_bytes;
   t.max_bytes = max_bytes;
   t.factor = factor;
-  t.device_name = topo.gpu_model().name;
-  for (int rank = 0; rank < t.ranks; ++rank) {
+  const int listed = t.ranks > kListedRanks ? kListedWhenMany : t.ranks;
+  for (int rank = 0; rank < listed; ++rank) {
     const Rank gpu{r.comm.gpu(rank)};
-    t.rank_hosts.push_back(fmt::format("node{}", topo.node_of(gpu)));
-    t.rank_devices.push_back(topo.local_rank(gpu));
+    t.devices.push_back({fmt::format("{}", rank), fmt::format("node{}", topo.node_of(gpu)),
+                         topo.local_rank(gpu), "[sim] " + topo.gpu_model().name});
   }
   t.comments.push_back(fmt::format("collsim {}: {}, {} ranks on {} node{}; predicted, not measured",
                                    command, topo.name(), t.ranks, r.comm.node_count(),

@@ -3,7 +3,7 @@
 // comment lines, the per-row "### ALGO=... PROTO=..." label).
 //
 //   NcclTestsTable t = table_frame(ev, "sweep", 8, 268435456, 2);
-//   t.rows.push_back({..., choice_label(ev, choice)});
+//   t.rows.push_back({make_row(request, choice.candidate, time), {}, choice_label(ev, choice)});
 //   write_nccl_tests_table(std::cout, t);
 #pragma once
 
@@ -24,8 +24,9 @@ nlohmann::ordered_json run_json(const Predictor& ev);
 // they apply. Nothing for a fixed --algo/--proto.
 void add_choice_keys(nlohmann::ordered_json& row, const Choice& c);
 
-// The table without rows: header values, one rank line per simulated rank, comment lines naming
-// the cluster, the model and what the in-place and #wrong columns mean here.
+// The table without rows: header values, a rank line per simulated rank (the first few of a large
+// communicator), comment lines naming the cluster, the model and what the in-place and #wrong
+// columns mean here.
 NcclTestsTable table_frame(const Predictor& ev, const std::string& command, std::uint64_t min_bytes,
                            std::uint64_t max_bytes, std::uint64_t factor);
 

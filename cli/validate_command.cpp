@@ -37,7 +37,7 @@ struct ValidateArgs {
 
 double rounded(double v, double scale) { return std::round(v * scale) / scale; }
 
-OutRow out_row(const ValidationRow& r) {
+ResultRow out_row(const ValidationRow& r) {
   return make_row(r.c.request, {r.c.request.algorithm, r.c.request.protocol},
                   us(r.predicted_us.value_or(0)));
 }

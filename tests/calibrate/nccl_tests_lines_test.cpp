@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/ir/nccl_tests_names.hpp"
 #include "calibrate/launch_command.hpp"
-#include "calibrate/nccl_tests_names.hpp"
 #include "calibrate/nccl_tests_row.hpp"
 
 namespace collsim {
@@ -190,6 +190,27 @@ TEST(NcclTestsNames, Programs) {
   EXPECT_EQ(collective_of_program("alltoall"), Collective::kAllToAll);
   EXPECT_EQ(collective_of_program("gather"), Collective::kGather);
   EXPECT_FALSE(collective_of_program("hypercube").has_value());
+}
+
+// What the table writer prints reads back as what it was written from (one table, both ways).
+TEST(NcclTestsNames, WrittenNamesReadBack) {
+  for (Collective c : all_collectives()) {
+    const auto stem = nccl_tests_program(c);
+    if (c == Collective::kBarrier) {
+      EXPECT_FALSE(stem.has_value());  // nccl-tests has no barrier_perf
+      continue;
+    }
+    ASSERT_TRUE(stem.has_value()) << to_string(c);
+    EXPECT_EQ(collective_of_program(*stem), c);
+  }
+  for (DataType t : all_data_types()) {
+    EXPECT_EQ(data_type_of(nccl_tests_type(t)), t);
+    EXPECT_EQ(nccl_tests_type_size(nccl_tests_type(t)), element_size(t));
+  }
+  for (ReduceOp op : all_reduce_ops()) EXPECT_EQ(reduce_op_of(nccl_tests_redop(op)), op);
+  EXPECT_EQ(nccl_tests_program(Collective::kReduceScatter), "reduce_scatter");
+  EXPECT_EQ(nccl_tests_type(DataType::kF32), "float");
+  EXPECT_EQ(nccl_tests_type(DataType::kBf16), "bfloat16");
 }
 
 TEST(NcclTestsNames, TypesAndFactors) {

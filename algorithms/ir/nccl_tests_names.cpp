@@ -1,4 +1,4 @@
-#include "calibrate/nccl_tests_names.hpp"
+#include "algorithms/ir/nccl_tests_names.hpp"
 
 #include <array>
 #include <utility>
@@ -32,6 +32,8 @@ struct TypeName {
   std::optional<DataType> type;
 };
 
+// nccl-tests' names come before collsim's, so that the first entry of a DataType is the name the
+// writer prints.
 constexpr std::array<TypeName, 19> kTypes = {{
     {"int8", 1, std::nullopt},
     {"uint8", 1, DataType::kU8},
@@ -53,6 +55,14 @@ constexpr std::array<TypeName, 19> kTypes = {{
     {"i32", 4, DataType::kI32},
     {"i64", 8, DataType::kI64},
     {"u8", 1, DataType::kU8},
+}};
+
+constexpr std::array<std::pair<std::string_view, ReduceOp>, kReduceOpCount> kOps = {{
+    {"sum", ReduceOp::kSum},
+    {"prod", ReduceOp::kProd},
+    {"min", ReduceOp::kMin},
+    {"max", ReduceOp::kMax},
+    {"avg", ReduceOp::kAvg},
 }};
 
 const TypeName* find_type(std::string_view name) {
@@ -114,18 +124,31 @@ std::optional<DataType> data_type_of(std::string_view name) {
 }
 
 std::optional<ReduceOp> reduce_op_of(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, ReduceOp>, 5> kOps = {{
-      {"sum", ReduceOp::kSum},
-      {"prod", ReduceOp::kProd},
-      {"min", ReduceOp::kMin},
-      {"max", ReduceOp::kMax},
-      {"avg", ReduceOp::kAvg},
-  }};
   for (const auto& [n, op] : kOps) {
     if (n == name) return op;
   }
   return std::nullopt;
 }
 
+std::optional<std::string_view> nccl_tests_program(Collective c) {
+  for (const Program& p : kPrograms) {
+    if (p.collective == c) return p.stem;
+  }
+  return std::nullopt;
+}
+
+std::string_view nccl_tests_type(DataType t) {
+  for (const TypeName& n : kTypes) {
+    if (n.type == t) return n.name;
+  }
+  return to_string(t);  // unreachable: every DataType has an nccl-tests name
+}
+
+std::string_view nccl_tests_redop(ReduceOp op) {
+  for (const auto& [n, o] : kOps) {
+    if (o == op) return n;
+  }
+  return to_string(op);  // unreachable: every ReduceOp has an nccl-tests name
+}
 
 }  // namespace collsim
