@@ -10,7 +10,7 @@
 // The models, from the most to the least detailed:
 //   kMaxMin          the discrete-event simulation, links shared max-min fairly between the
 //                    flows crossing them (simulator/simulate.hpp); the default.
-//   kContentionFree  the same simulation with every link split evenly among the schedule's
+//   kContentionFree  the same simulation with every link split evenly among the request's
 //                    channels and never shared otherwise: fast, and exactly what the closed
 //                    forms compute where they claim to be exact.
 //   kClosedForm      the α-β closed forms (algorithms/models/estimate.hpp): nothing is
