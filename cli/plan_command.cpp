@@ -27,8 +27,14 @@ void register_plan(CLI::App& app) {
     p.request.algorithm = choice.candidate.algorithm;
     p.request.protocol = choice.candidate.protocol;
     if (choice.how != "fixed") {
-      std::cout << "# --algo/--proto auto (" << choice.how << "): " << choice.candidate.algorithm
-                << "/" << to_string(choice.candidate.protocol) << "\n";
+      // Name only what was chosen: `--algo dbtree` leaves the protocol to choose, not the
+      // algorithm.
+      const bool algo = p.choice.algorithms.size() > 1, proto = p.choice.protocols.size() > 1;
+      const std::string what = algo && proto ? "--algo/--proto" : algo ? "--algo" : "--proto";
+      const std::string by =
+          choice.how == "nccl" ? "as NCCL would pick" : "the fastest by --model " + model->model;
+      std::cout << "# " << what << " chosen " << by << ": " << choice.candidate.algorithm << "/"
+                << to_string(choice.candidate.protocol) << "\n";
     }
     const Schedule s = plan(p.request);
     write_schedule(std::cout, s, *max_ops == 0 ? kAllOps : *max_ops);

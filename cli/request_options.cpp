@@ -65,17 +65,20 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
   }
   cmd.add_option("--algo", opts.algo, "algorithm (see `collsim list`)")->capture_default_str();
   cmd.add_option("--proto", opts.proto, "protocol: ll, ll128 or simple")->capture_default_str();
-  cmd.add_option("--channels", opts.channels, "channels (NCCL's nChannels)")
-      ->check(positive_int())
-      ->capture_default_str();
+  cmd.add_option("--channels", opts.channels,
+                 "channels (NCCL's nChannels); default: the count NCCL would run on this cluster "
+                 "(24 on dgx-h100)")
+      ->check(CLI::Range(1, 1024));
   cmd.add_option("--dtype", opts.dtype, "data type: f16 bf16 f32 f64 i32 i64 u8")
       ->capture_default_str();
   cmd.add_option("--redop", opts.redop, "reduction: sum prod min max avg")->capture_default_str();
   cmd.add_option("--root", opts.root, "root rank (broadcast, reduce, gather, scatter)")
       ->check(non_negative_int())
       ->capture_default_str();
-  cmd.add_option("--nodes", opts.nodes, "override the node count of a templated config")
-      ->check(positive_int());
+  cmd.add_option("--nodes", opts.nodes,
+                 "override the node count of a templated config (at most 1048576 nodes and "
+                 "1048576 GPUs)")
+      ->check(CLI::Range(1, static_cast<int>(LoadOptions::kMaxGpus)));
   cmd.add_option("--routing", opts.routing,
                  "override the fabric's routing: dmodk, ecmp or adaptive (fat_tree and "
                  "rail_optimized networks)")

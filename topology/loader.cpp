@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "topology/builder.hpp"
@@ -36,12 +37,27 @@ std::vector<std::string> preset_names() {
 
 namespace {
 
+// Reads at most kMaxConfigBytes and fails beyond: /dev/zero or a log passed by mistake must not
+// grow without bound.
+std::string read_bounded(std::istream& in, const std::string& file, std::string_view what) {
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxConfigBytes) {
+      throw ConfigError(
+          fmt::format("{}: the {} is larger than {} MiB; expected a YAML cluster "
+                      "description",
+                      file, what, kMaxConfigBytes >> 20));
+    }
+  }
+  return text;
+}
+
 std::string read_text(const std::string& file, std::string_view what) {
   std::ifstream in(file);
   if (!in) throw ConfigError(fmt::format("{}: cannot open the {}", file, what));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_bounded(in, file, what);
 }
 
 }  // namespace
@@ -67,6 +83,8 @@ Topology parse_topology(const std::string& text, const std::string& file,
 }
 
 Topology load_topology(const std::string& config, const LoadOptions& options) {
+  if (config == "-")
+    return parse_topology(read_bounded(std::cin, "<stdin>", "config"), "stdin", options);
   fs::path path(config);
   const bool looks_like_path = config.find('/') != std::string::npos ||
                                path.extension() == ".yaml" || path.extension() == ".yml";

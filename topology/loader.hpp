@@ -43,7 +43,11 @@ struct LoadOptions {
   static constexpr long long kMaxGpus = 1 << 20;
 };
 
-// `config` is a path to a YAML file or the name of a preset (a file in the preset directory).
+// The largest config or overlay file read (a ConfigError beyond it).
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
+
+// `config` is a path to a YAML file, the name of a preset (a file in the preset directory), or
+// "-" for standard input.
 Topology load_topology(const std::string& config, const LoadOptions& options = {});
 // Parses YAML text; `file` is only used in error messages and as the default cluster name.
 Topology parse_topology(const std::string& text, const std::string& file,

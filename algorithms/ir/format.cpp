@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
 
@@ -29,8 +30,14 @@ void write_schedule(std::ostream& out, const Schedule& s, std::uint64_t max_ops_
   const ScheduleInfo& i = s.info();
   out << fmt::format("schedule: {} by {}, protocol {}, {} {}\n", to_string(i.collective),
                      i.algorithm, to_string(i.protocol), to_string(i.dtype), to_string(i.redop));
-  out << fmt::format("ranks {}, channels {} (requested {}), count {} ({} B), root {}\n", i.ranks,
-                     i.channels, i.requested_channels, i.count, i.bytes.count(), i.root);
+  // Tree algorithms run several IR channels (streams) per NCCL channel: say which is which.
+  const std::string channels =
+      i.channels == i.requested_channels
+          ? fmt::format("channels {}", i.channels)
+          : fmt::format("channels {} ({} IR channels, {} per NCCL channel)", i.requested_channels,
+                        i.channels, i.channels / std::max(1, i.requested_channels));
+  out << fmt::format("ranks {}, {}, count {} ({} B), root {}\n", i.ranks, channels, i.count,
+                     i.bytes.count(), i.root);
   out << fmt::format("chunk {} B in {} slices; fifo {} slots x {} B, payload {} B\n", i.chunk_bytes,
                      i.slices, i.fifo.slots, i.fifo.slot_bytes, i.fifo.slot_payload);
   for (int r = 0; r < s.rank_count(); ++r) {

@@ -34,7 +34,7 @@ const std::vector<BadCall> kCatalogue = {
     {"predict dgx-h100 --op allreduce --bytes 1M --proto ll256", 1,
      "collsim: --proto: unknown protocol \"ll256\": expected one of ll, ll128, simple"},
     {"predict dgx-h100 --op allreduce --bytes 1M --channels 0", 2,
-     "collsim: --channels: Value 0 not in range 1 to 2147483647"},
+     "collsim: --channels: Value 0 not in range 1 to 1024"},
     {"predict dgx-h100 --op allreduce --bytes 1M --model magic", 2,
      "collsim: --model: magic not in {sim,contention-free,alpha-beta,nccl}"},
     {"predict dgx-h100 --op allreduce --bytes 1M --nccl-version 1.0", 1,

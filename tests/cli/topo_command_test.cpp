@@ -118,3 +118,25 @@ TEST(TopoCommand, HelpListsCommands) {
 
 }  // namespace
 }  // namespace collsim::test
+
+namespace collsim::test {
+namespace {
+
+TEST(TopoCommand, AnEndlessConfigIsRefusedAtItsSizeCap) {
+  // /dev/zero used to grow to gigabytes before failing; the reader stops at 16 MiB.
+  const auto r = run_collsim("topo /dev/zero");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "collsim: /dev/zero: the config file is larger than 16 MiB; expected a YAML cluster "
+            "description\n");
+}
+
+TEST(TopoCommand, ReadsTheConfigFromStandardInput) {
+  const auto piped = run_collsim("topo - < " COLLSIM_SOURCE_DIR "/configs/pcie-2gpu.yaml");
+  const auto named = run_collsim("topo pcie-2gpu");
+  EXPECT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.out, named.out);
+}
+
+}  // namespace
+}  // namespace collsim::test
