@@ -78,8 +78,7 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("CONFIG", args->config, "YAML file or preset name (see configs/)")->required();
   add_measurement_options(cmd, args->measurements);
   cmd->add_option("-o,--output", args->output, "the overlay YAML to write")->required();
-  cmd->add_option("--nodes", args->nodes, "override the node count of a templated config")
-      ->check(positive_int());
+  add_nodes_option(*cmd, args->nodes);
   add_costs_option(*cmd, args->cost_files);
   cmd->add_flag("--default-costs", args->default_costs,
                 "start from the NCCL-sourced defaults, leaving out CONFIG's own costs: block");

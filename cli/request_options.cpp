@@ -23,6 +23,13 @@ Topology load_cluster(const std::string& config, std::optional<int> nodes,
   return load_topology(config, LoadOptions{nodes, cost_files, default_costs, route});
 }
 
+void add_nodes_option(CLI::App& cmd, std::optional<int>& nodes) {
+  cmd.add_option("--nodes", nodes,
+                 "override the node count of a templated config (at most 1048576 nodes and "
+                 "1048576 GPUs)")
+      ->check(CLI::Range(1, static_cast<int>(LoadOptions::kMaxGpus)));
+}
+
 void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files) {
   cmd.add_option("--costs", cost_files,
                  "calibration overlay(s) from `collsim calibrate`, layered over CONFIG's costs");
@@ -75,10 +82,7 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
   cmd.add_option("--root", opts.root, "root rank (broadcast, reduce, gather, scatter)")
       ->check(non_negative_int())
       ->capture_default_str();
-  cmd.add_option("--nodes", opts.nodes,
-                 "override the node count of a templated config (at most 1048576 nodes and "
-                 "1048576 GPUs)")
-      ->check(CLI::Range(1, static_cast<int>(LoadOptions::kMaxGpus)));
+  add_nodes_option(cmd, opts.nodes);
   cmd.add_option("--routing", opts.routing,
                  "override the fabric's routing: dmodk, ecmp or adaptive (fat_tree and "
                  "rail_optimized networks)")

@@ -27,6 +27,8 @@ Topology load_cluster(const std::string& config, std::optional<int> nodes,
 
 // Registers `--costs FILE...`: calibration overlays to layer over CONFIG's costs.
 void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files);
+// --nodes N: a templated config at another node count, within the loader's cap.
+void add_nodes_option(CLI::App& cmd, std::optional<int>& nodes);
 
 struct RequestOptions {
   std::string config;

@@ -106,8 +106,7 @@ void register_topo(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "topo", "Summarize a cluster: nodes, GPUs, links by kind, injection and bisection bandwidth");
   cmd->add_option("CONFIG", args->config, "YAML file or preset name (see configs/)")->required();
-  cmd->add_option("--nodes", args->nodes, "override the node count of a templated config")
-      ->check(positive_int());
+  add_nodes_option(*cmd, args->nodes);
   cmd->add_option("--dot", args->dot, "also write the graph as Graphviz DOT to FILE");
   cmd->add_option("--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));

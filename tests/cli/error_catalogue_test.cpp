@@ -20,7 +20,7 @@ struct BadCall {
 
 const std::vector<BadCall> kCatalogue = {
     {"topo", 2, "collsim: CONFIG is required"},
-    {"topo dgx-h100 --nodes 0", 2, "collsim: --nodes: Value 0 not in range 1 to 2147483647"},
+    {"topo dgx-h100 --nodes 0", 2, "collsim: --nodes: Value 0 not in range 1 to 1048576"},
     {"topo dgx-h100 --format xml", 2, "collsim: --format: xml not in {table,json}"},
     {"topo {D}/configs/bad/syntax-error.yaml", 1,
      "collsim: {D}/configs/bad/syntax-error.yaml:3:5: invalid YAML: end of sequence flow not "
