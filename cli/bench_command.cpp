@@ -168,7 +168,9 @@ std::vector<Request> sweep(const BenchArgs& a, const Request& base) {
   return out;
 }
 
-void run_bench(const BenchArgs& a) {
+void run_bench(const BenchArgs& given) {
+  BenchArgs a = given;
+  a.algo = canonical_algorithm(given.algo);  // NCCL's spellings name collsim's algorithm
   std::unique_ptr<Backend> backend = make_backend(a.backend);
   ProcessGroup& group = backend->processes();
   try {

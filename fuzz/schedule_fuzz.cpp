@@ -29,7 +29,7 @@ struct Input {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const collsim::Topology topo = collsim::load_topology("h100-16node-ib");
   Input in{data, size};
-  const std::vector<std::string> algorithms = {"ring", "tree",   "dbtree",  "ring2d",
+  const std::vector<std::string> algorithms = {"ring", "bintree",   "dbtree",  "ring2d",
                                                "rhd",  "direct", "binomial"};
   collsim::Request r;
   r.collective = static_cast<collsim::Collective>(in.next(collsim::kCollectiveCount));

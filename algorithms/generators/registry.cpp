@@ -25,8 +25,9 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::ring,
        Family::kRing,
        false},
-      {"tree",
-       "pipelined binary tree over all ranks: reduce up, broadcast down",
+      {"bintree",
+       "pipelined binary tree over all ranks: reduce up, broadcast down (collsim's; not "
+       "NCCL's Tree, which is dbtree)",
        {C::kAllReduce, C::kBroadcast, C::kReduce},
        all,
        &detail::make_tree,

@@ -71,6 +71,11 @@ std::string_view nccl_name(Protocol p) {
 
 }  // namespace
 
+std::string canonical_algorithm(std::string_view name) {
+  if (simulable(name)) return std::string(name);
+  return list_name(name, universe());
+}
+
 SelectPolicy parse_select_policy(std::string_view text) {
   if (text == "best") return SelectPolicy::kBest;
   if (text == "nccl") return SelectPolicy::kNccl;

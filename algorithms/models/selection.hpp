@@ -10,11 +10,12 @@
 //   Selection n = select_nccl(m, Collective::kAllReduce, 1 << 20, allowed, true);
 //   // n.chosen == {"ring", kLL}; n.nccl_pick == "Ring/LL"
 //
-// What --algo accepts: "auto"; one collsim algorithm name ("ring", "tree", "dbtree", ...); or an
-// NCCL_ALGO-style list with NCCL's meaning: comma-separated, optionally negated by a leading '^'
-// ("ring,tree", "^tree", "Tree", "NVLS"). In a list, and for a single name that is not one of
-// collsim's, names are NCCL's: "tree" is NCCL's Tree, i.e. collsim's dbtree; collsim's own names
-// (ring2d, rhd, direct, binomial) are accepted too. --proto: "auto", one protocol, or an
+// What --algo accepts: "auto"; one algorithm name; or an NCCL_ALGO-style list: comma-separated,
+// optionally negated by a leading '^' ("ring,tree", "^tree", "NVLS"). Every algorithm has one
+// name (`collsim list`: ring, dbtree, bintree, ring2d, rhd, direct, binomial, and NCCL's nvls,
+// nvls_tree, collnet_direct, collnet_chain, pat), and NCCL's spellings in any case are aliases
+// of exactly one of them, alone as in a list: Tree is dbtree, NVLSTree nvls_tree,
+// CollNetDirect collnet_direct. --proto: "auto", one protocol, or an
 // NCCL_PROTO-style list ("LL,LL128", "^LL128"). Unknown names throw RequestError listing the
 // accepted ones.
 #pragma once
@@ -57,6 +58,9 @@ struct AlgoChoice {
   bool fixed() const { return algorithms.size() == 1 && protocols.size() == 1; }
 };
 AlgoChoice parse_algo_choice(std::string_view algo, std::string_view proto);
+// The one name of the algorithm `name` stands for: a collsim name as is, NCCL's spellings in any
+// case ("Tree" -> "dbtree"). RequestError listing the names otherwise.
+std::string canonical_algorithm(std::string_view name);
 
 // Whether collsim generates schedules for this algorithm (NCCL's NVLS, NVLSTree, PAT and CollNet
 // have no generator yet: only --model nccl can cost them).

@@ -20,20 +20,20 @@ TEST(Registry, UnknownAlgorithmSuggestsTheNearest) {
   Request r;
   r.algorithm = "rign";
   EXPECT_EQ(error_of(r),
-            "unknown algorithm \"rign\": expected one of ring, tree, dbtree, ring2d, rhd, direct, "
+            "unknown algorithm \"rign\": expected one of ring, bintree, dbtree, ring2d, rhd, direct, "
             "binomial; did you mean \"ring\"?");
 }
 
 TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
   Request r;
-  r.algorithm = "tree";
+  r.algorithm = "bintree";
   r.collective = Collective::kAllToAll;
   EXPECT_EQ(error_of(r),
-            "algorithm \"tree\" does not implement alltoall; algorithms that do: direct");
+            "algorithm \"bintree\" does not implement alltoall; algorithms that do: direct");
   r.collective = Collective::kAllReduce;
   r.algorithm = "direct";
   EXPECT_EQ(error_of(r),
-            "algorithm \"direct\" does not implement allreduce; algorithms that do: ring, tree, "
+            "algorithm \"direct\" does not implement allreduce; algorithms that do: ring, bintree, "
             "dbtree, ring2d, rhd");
 }
 
@@ -42,7 +42,7 @@ TEST(Registry, AutoIsResolvedElsewhere) {
   r.algorithm = "auto";
   EXPECT_EQ(error_of(r),
             "algorithm \"auto\" must be resolved by the selector before planning; name one of "
-            "ring, tree, dbtree, ring2d, rhd, direct, binomial");
+            "ring, bintree, dbtree, ring2d, rhd, direct, binomial");
 }
 
 TEST(Registry, RequestChecks) {
@@ -74,7 +74,7 @@ TEST(Registry, ListMatrix) {
             "ring       ll ll128 simple   ll ll128 simple   ll ll128 simple   ll ll128 simple   "
             "ll ll128 simple   -                 -                 -                 -            "
             "     -\n"
-            "tree       ll ll128 simple   -                 -                 ll ll128 simple   "
+            "bintree    ll ll128 simple   -                 -                 ll ll128 simple   "
             "ll ll128 simple   -                 -                 -                 -            "
             "     -\n"
             "dbtree     ll ll128 simple   -                 -                 -                 "

@@ -49,7 +49,7 @@ TEST(Scale, OneGiBRingAllReduceOn8192RanksIsCheap) {
 // Tree-shaped and logarithmic algorithms are on demand too.
 TEST(Scale, LargeTreeAndRhdSchedulesAreOnDemand) {
   const std::size_t before = heap_in_use();
-  for (const char* algo : {"dbtree", "tree", "rhd", "ring2d"}) {
+  for (const char* algo : {"dbtree", "bintree", "rhd", "ring2d"}) {
     Request r;
     r.algorithm = algo;
     r.count = (std::uint64_t{1} << 30) / 4;

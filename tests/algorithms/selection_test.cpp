@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "topology/error.hpp"
@@ -33,12 +34,39 @@ TEST(Selection, AutoAllowsEverything) {
 }
 
 TEST(Selection, OneCollsimNameIsThatAlgorithm) {
-  // "tree" alone is collsim's plain tree, not NCCL's Tree (docs/cli.md's ALGO names).
+  // "tree" in any case is NCCL's Tree, collsim's dbtree, alone as in a list: one name, one
+  // algorithm. collsim's own plain tree is "bintree".
   const AlgoChoice c = parse_algo_choice("tree", "ll128");
   EXPECT_TRUE(c.fixed());
-  EXPECT_EQ(c.algorithms, std::vector<std::string>{"tree"});
+  EXPECT_EQ(c.algorithms, std::vector<std::string>{"dbtree"});
   EXPECT_EQ(c.protocols, std::vector<Protocol>{P::kLL128});
-  EXPECT_FALSE(c.nccl.algos[static_cast<int>(NcclAlgo::kTree)]);
+  EXPECT_TRUE(c.nccl.algos[static_cast<int>(NcclAlgo::kTree)]);
+  EXPECT_EQ(parse_algo_choice("bintree", "ll").algorithms, std::vector<std::string>{"bintree"});
+}
+
+TEST(Selection, EveryAliasNamesExactlyOneAlgorithm) {
+  for (const char* tree : {"tree", "Tree", "TREE", "dbtree"}) {
+    EXPECT_EQ(parse_algo_choice(tree, "ll").algorithms, std::vector<std::string>{"dbtree"}) << tree;
+  }
+  for (const char* nvls_tree : {"nvls_tree", "NVLSTree", "nvlstree"}) {
+    EXPECT_EQ(parse_algo_choice(nvls_tree, "simple").algorithms,
+              std::vector<std::string>{"nvls_tree"})
+        << nvls_tree;
+  }
+  EXPECT_EQ(parse_algo_choice("CollNetDirect", "simple").algorithms,
+            std::vector<std::string>{"collnet_direct"});
+}
+
+TEST(Selection, ExclusionListsExclude) {
+  // Every name in an exclusion list removes the one algorithm it names.
+  const AlgoChoice c = parse_algo_choice("^ring,tree,ring2d,rhd", "auto");
+  for (const char* gone : {"ring", "dbtree", "ring2d", "rhd"}) {
+    EXPECT_EQ(std::count(c.algorithms.begin(), c.algorithms.end(), gone), 0) << gone;
+  }
+  EXPECT_EQ(std::count(c.algorithms.begin(), c.algorithms.end(), "bintree"), 1);
+  const AlgoChoice all_trees = parse_algo_choice("^tree,bintree", "auto");
+  EXPECT_EQ(std::count(all_trees.algorithms.begin(), all_trees.algorithms.end(), "bintree"), 0);
+  EXPECT_EQ(std::count(all_trees.algorithms.begin(), all_trees.algorithms.end(), "dbtree"), 0);
 }
 
 TEST(Selection, ListsHaveNcclMeaning) {
@@ -61,10 +89,11 @@ TEST(Selection, ListsHaveNcclMeaning) {
 }
 
 TEST(Selection, BadListsAreErrors) {
-  EXPECT_EQ(error_of("ring,trea", "auto"),
-            "--algo: unknown algorithm \"trea\": expected one of ring, tree, dbtree, ring2d, rhd, "
-            "direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, "
-            "collnetdirect, collnetchain, nvlstree; did you mean \"tree\"?");
+  EXPECT_EQ(
+      error_of("ring,trea", "auto"),
+      "--algo: unknown algorithm \"trea\": expected one of ring, bintree, dbtree, ring2d, rhd, "
+      "direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, "
+      "tree, collnetdirect, collnetchain, nvlstree; did you mean \"tree\"?");
   EXPECT_EQ(error_of("ring,,tree", "auto"), "--algo: empty name in \"ring,,tree\"");
   EXPECT_EQ(error_of("auto", "^ll,ll128,simple"),
             "--proto \"^ll,ll128,simple\" leaves no protocol");

@@ -67,7 +67,7 @@ TEST(Types, DefaultChunkingFollowsNccl) {
   EXPECT_EQ(bcast.chunk_bytes, 512u << 10);
   EXPECT_EQ(bcast.slices, 1);
   EXPECT_EQ(
-      default_chunking("tree", Collective::kAllReduce, Protocol::kLL, DataType::kF32).chunk_bytes,
+      default_chunking("bintree", Collective::kAllReduce, Protocol::kLL, DataType::kF32).chunk_bytes,
       32768u);
   // 576000 is a multiple of 8, so LL128 chunks hold whole f64 elements.
   EXPECT_EQ(default_chunking("ring", Collective::kAllReduce, Protocol::kLL128, DataType::kF64)

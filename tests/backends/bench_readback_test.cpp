@@ -88,11 +88,11 @@ TEST(BenchReadback, MpiCsv) {
 }
 
 // Issue 7's loop on this machine: what `collsim bench --backend mpi` measured (ring, the
-// bench_mpi_run fixture) calibrates the model of this host (tests/data/configs/localhost-mpi-4.yaml),
-// and the calibrated model predicts another algorithm measured the same way (tree,
-// bench_mpi_tree). The numbers vary from machine to machine (docs/loop.md records some); what must
-// hold anywhere is that the loop runs, the fit improves on the uncalibrated model for the rows it
-// saw, and validation yields an error for every row.
+// bench_mpi_run fixture) calibrates the model of this host
+// (tests/data/configs/localhost-mpi-4.yaml), and the calibrated model predicts another algorithm
+// measured the same way (tree, bench_mpi_tree). The numbers vary from machine to machine
+// (docs/loop.md records some); what must hold anywhere is that the loop runs, the fit improves on
+// the uncalibrated model for the rows it saw, and validation yields an error for every row.
 std::string run(const std::string& command, int* status) {
   std::string out;
   FILE* p = popen((command + " 2>&1").c_str(), "r");
@@ -133,10 +133,10 @@ TEST(BenchReadback, MpiMeasureCalibrateValidate) {
   ASSERT_GE(after, 0) << text.str();
   EXPECT_LT(after, before) << text.str();
 
-  const std::string val = run(collsim + " validate " + config + " --costs " + overlay +
-                                  " --measurements " + output("bench_mpi_allreduce_tree.csv") +
-                                  " --format csv",
-                              &status);
+  const std::string val =
+      run(collsim + " validate " + config + " --costs " + overlay + " --measurements " +
+              output("bench_mpi_allreduce_tree.csv") + " --format csv",
+          &status);
   ASSERT_EQ(status, 0) << val;
   // A header and one row per measured size, each with a finite signed error.
   std::istringstream lines(val);
@@ -145,7 +145,7 @@ TEST(BenchReadback, MpiMeasureCalibrateValidate) {
   EXPECT_TRUE(line.ends_with(",busbw_GBps,measured_us,error_pct,file,line")) << line;
   int rows = 0;
   while (std::getline(lines, line)) {
-    EXPECT_NE(line.find(",tree,simple,1,4,"), std::string::npos) << line;
+    EXPECT_NE(line.find(",bintree,simple,1,4,"), std::string::npos) << line;
     ++rows;
   }
   EXPECT_EQ(rows, 6);

@@ -100,7 +100,7 @@ TEST(CpuBackend, EveryDataTypeAndReduceOp) {
   };
   const Case cases[] = {{"ring", Collective::kAllReduce, Communicator::flat(5)},
                         {"ring", Collective::kReduce, Communicator::flat(6)},
-                        {"tree", Collective::kAllReduce, Communicator::flat(7)},
+                        {"bintree", Collective::kAllReduce, Communicator::flat(7)},
                         {"dbtree", Collective::kAllReduce, Communicator::grid(3, 2)},
                         {"ring2d", Collective::kReduceScatter, Communicator::grid(2, 3)},
                         {"rhd", Collective::kAllReduce, Communicator::flat(6)},

@@ -17,13 +17,13 @@ TEST(CollsimCsv, Rows) {
   const MeasurementFile m = parse_measurements(
       "# source: collsim bench --backend nccl\n" + kHeader +
           "allreduce,ring,simple,16,8,33554432,8388608,f32,182.87,183.49,321.10\n"
-          "allreduce,tree,ll128,8,8,67108864,16777216,f32,313.66,213.95,374.42\n",
+          "allreduce,bintree,ll128,8,8,67108864,16777216,f32,313.66,213.95,374.42\n",
       "bench.csv");
   EXPECT_EQ(m.format, MeasurementFormat::kCollsimCsv);
   EXPECT_EQ(m.collective, Collective::kAllReduce);
   ASSERT_EQ(m.rows.size(), 2u);
   EXPECT_EQ(m.rows[1].line, 4);
-  EXPECT_EQ(m.rows[1].algo_override, "tree");
+  EXPECT_EQ(m.rows[1].algo_override, "bintree");
   EXPECT_EQ(m.rows[1].proto_override, "ll128");
   EXPECT_EQ(m.rows[1].channels, 8);
   EXPECT_EQ(m.rows[1].data_type, DataType::kF32);

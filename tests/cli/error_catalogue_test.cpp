@@ -56,8 +56,9 @@ const std::vector<BadCall> kCatalogue = {
      "collsim: unknown backend \"quantum\": expected one of cpu, mpi, cuda, nccl, nccl-native, "
      "dry-run"},
     {"bench --backend cpu --op allreduce --algo rung", 1,
-     "collsim: unknown algorithm \"rung\": expected one of ring, tree, dbtree, ring2d, rhd, "
-     "direct, binomial; did you mean \"ring\"?"},
+     "collsim: --algo: unknown algorithm \"rung\": expected one of ring, bintree, dbtree, ring2d, "
+     "rhd, direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, tree, "
+     "collnetdirect, collnetchain, nvlstree; did you mean \"ring\"?"},
     {"calibrate dgx-h100 --measurements /nonexistent -o /tmp/x.yaml", 2,
      "collsim: --measurements: File does not exist: /nonexistent"},
     {"calibrate dgx-h100 --measurements {D}/nccl-tests-bad/garbage.txt -o /tmp/x.yaml", 1,

@@ -20,8 +20,7 @@ TEST(ListCommand, OneCollective) {
 }
 
 TEST(PlanCommand, PrintsTheSchedule) {
-  const CommandResult r =
-      run_collsim(
+  const CommandResult r = run_collsim(
       "plan h100-nvlink-4 --op allreduce --bytes 64 --algo ring --proto simple --channels 1 "
       "--max-ops 4");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -36,8 +35,10 @@ TEST(PlanCommand, UserErrorsAreOneLineAndExitOne) {
       {"plan dgx-h100 --op allreduce --bytes 63 --algo ring",
        "collsim: size 63 B is not a multiple of the f32 element size (4 B)\n"},
       {"plan dgx-h100 --op allreduce --bytes 64 --algo rign",
-       "collsim: --algo: unknown algorithm \"rign\": expected one of ring, tree, dbtree, ring2d, "
-       "rhd, direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, collnetdirect, "
+       "collsim: --algo: unknown algorithm \"rign\": expected one of ring, bintree, dbtree, "
+       "ring2d, "
+       "rhd, direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, tree, "
+       "collnetdirect, "
        "collnetchain, nvlstree; did you mean \"ring\"?\n"},
       {"plan dgx-h100 --op alltoall --bytes 64K --algo ring",
        "collsim: algorithm \"ring\" does not implement alltoall; algorithms that do: direct\n"},

@@ -71,7 +71,7 @@ TEST(RowRoundTrip, PredictedCsvReadsBackExactly) {
 
 TEST(RowRoundTrip, MeasuredCsvReadsBackToItsDecimals) {
   std::vector<ResultRow> rows = rows_of(Collective::kAllReduce, DataType::kF32, 4,
-                                        {"tree", Protocol::kSimple}, 25057512, result_row);
+                                        {"bintree", Protocol::kSimple}, 25057512, result_row);
   rows.back().protocol = "auto";  // bench nccl-native: NCCL chose
   const MeasurementFile m = parse_measurements(csv_of(rows, CsvNumbers::kFixed), "bench.csv");
   ASSERT_EQ(m.rows.size(), rows.size());

@@ -103,7 +103,7 @@ TEST(ClosedForm, PipelinedChainBroadcast) {
 TEST(ClosedForm, BinaryTreeBroadcast) {
   for (int p : {2, 3, 5, 8, 11}) {
     for (std::uint64_t k : {1, 4}) {
-      expect_closed_form({Collective::kBroadcast, "tree", p, k * 64 * kKiB, 64 * kKiB, 1, false});
+      expect_closed_form({Collective::kBroadcast, "bintree", p, k * 64 * kKiB, 64 * kKiB, 1, false});
     }
   }
 }
