@@ -16,7 +16,7 @@ void add_collective_options(CLI::App* cmd, CollectiveArgs& a, bool with_bytes) {
   add_request_options(*cmd, a.req, with_bytes);
   cmd->get_option("--algo")->description(
       "auto, an algorithm from `collsim list`, or an NCCL_ALGO-style list (ring,tree  ^tree); "
-      "in lists tree means NCCL's Tree (dbtree)");
+      "NCCL's names are aliases: tree is NCCL's Tree (dbtree)");
   cmd->get_option("--proto")->description(
       "auto, ll, ll128, simple, or an NCCL_PROTO-style list (ll,ll128  ^ll128)");
   a.channels = cmd->get_option("--channels");
@@ -56,6 +56,16 @@ PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
     throw RequestError(fmt::format("--nccl-version: {}", e.what()));
   }
   PredictSetup s{p.topo, p.request, p.choice, p.costs, parse_model(m.model), m.policy(), {}};
+  // Where NCCL has nothing to choose from (a Barrier; --algo naming only collsim's own
+  // algorithms), the default policy falls back to collsim's fastest, and the output says so
+  // ("auto: the fastest by --model"); --select nccl given explicitly stays an error.
+  const bool nccl_can_choose =
+      p.request.collective != Collective::kBarrier &&
+      std::any_of(p.choice.algorithms.begin(), p.choice.algorithms.end(),
+                  [](const std::string& a) { return nccl_algo_of(a).has_value(); });
+  if (s.select == SelectPolicy::kNccl && !nccl_can_choose && !m.select_given()) {
+    s.select = SelectPolicy::kBest;
+  }
   if (s.model == Model::kNccl || s.select == SelectPolicy::kNccl) {
     s.nccl = nccl_input(m, p.topo, p.request.comm);
   }

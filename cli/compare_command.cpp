@@ -35,10 +35,10 @@ struct CompareArgs {
 
 struct Comparison {
   std::vector<SweepPoint> points;
-  std::vector<Candidate> candidates;                     // those with a time at some size
+  std::vector<Candidate> candidates;                        // those with a time at some size
   std::vector<std::vector<std::optional<ResultRow>>> rows;  // [size][candidate]
-  std::vector<std::size_t> best;                         // per size, index into candidates
-  std::vector<std::string> nccl_pick;                    // per size, "" if NCCL has no say
+  std::vector<std::size_t> best;                            // per size, index into candidates
+  std::vector<std::string> nccl_pick;                       // per size, "" if NCCL has no say
 };
 
 Comparison compare(const Predictor& ev, const ModelArgs& m, const std::vector<SweepPoint>& points) {
@@ -231,7 +231,7 @@ void register_compare(CLI::App& app) {
       "compare", "Every applicable algorithm x protocol across sizes: best, crossovers, plot");
   add_collective_options(cmd, args->c, false);
   add_sweep_options(cmd, args->sweep);
-  add_model_options(cmd, args->model, all_models());
+  add_model_options(cmd, args->model, all_models(), "best");
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

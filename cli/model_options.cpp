@@ -33,17 +33,20 @@ std::vector<std::string> model_names(const std::vector<Model>& models) {
   return out;
 }
 
-void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& models) {
+void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& models,
+                       std::string_view select) {
   const std::vector<std::string> names = model_names(models);
   m.model = names.front();
+  m.select = std::string(select);
   cmd->add_option("--model", m.model, fmt::format("cost model: {}", fmt::join(names, ", ")))
       ->check(CLI::IsMember(names))
       ->capture_default_str();
-  cmd->add_option("--select", m.select,
-                  "policy for --algo/--proto auto: best (fastest by --model) or nccl (what "
-                  "NCCL's tuning model picks)")
-      ->check(CLI::IsMember({"best", "nccl"}))
-      ->capture_default_str();
+  m.select_option = cmd->add_option("--select", m.select,
+                                    "policy for --algo/--proto auto: nccl (what NCCL's tuning "
+                                    "model picks; best where NCCL has no such collective) or best "
+                                    "(the fastest by --model, NCCL-runnable or not)")
+                        ->check(CLI::IsMember({"best", "nccl"}))
+                        ->capture_default_str();
   cmd->add_option("--nccl-version", m.nccl_version, "NCCL's constants: 2.22 or 2.30")
       ->capture_default_str();
   cmd->add_option("--nccl-graph", m.nccl_graph,

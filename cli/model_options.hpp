@@ -29,18 +29,24 @@ namespace collsim {
 
 struct ModelArgs {
   std::string model = "sim";
-  std::string select = "best";
+  // What a user comparing with nccl-tests expects: the algorithm NCCL would run. --select best
+  // asks for collsim's fastest instead.
+  std::string select = "nccl";
+  CLI::Option* select_option = nullptr;  // set by add_model_options: was --select given?
   std::string nccl_version = "2.30";
   std::string nccl_graph;
   std::string nccl_tree_pattern = "balanced";
   std::string nccl_cpu = "intel";
 
   SelectPolicy policy() const { return parse_select_policy(select); }
+  bool select_given() const { return select_option != nullptr && select_option->count() > 0; }
 };
 
 // Registers --model (restricted to `models`, by their names in predict/predict.hpp, the first
-// being the default), --select and the --nccl-* options.
-void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& models);
+// being the default), --select (default `select`: compare and scale time every candidate and mark
+// the fastest beside NCCL's pick, so they keep best) and the --nccl-* options.
+void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& models,
+                       std::string_view select = "nccl");
 // "--model sim, contention-free, ..." as the help lists them.
 std::vector<std::string> model_names(const std::vector<Model>& models);
 

@@ -340,7 +340,7 @@ void register_scale(CLI::App& app) {
   cmd->add_option("--nodes", args->nodes,
                   "node counts: a list (1,2,4,64) or a range a:b[:factor] (doubling by default)")
       ->required();
-  add_model_options(cmd, args->model, all_models());
+  add_model_options(cmd, args->model, all_models(), "best");
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

@@ -113,6 +113,31 @@ Choice Predictor::pick(std::uint64_t count, Choice ch, const std::vector<Candida
 
 Choice Predictor::choose(std::uint64_t count) const { return choose_all({count}).front(); }
 
+std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
+                                                    const Choice& chosen) const {
+  if (chosen.how != "nccl" || candidates_.size() < 2) return std::nullopt;
+  const auto evals = evaluate_grid({count}, candidates_).front();
+  std::optional<std::size_t> best;
+  for (std::size_t j = 0; j < evals.size(); ++j) {
+    if (evals[j] && (!best || evals[j]->time < evals[*best]->time)) best = j;
+  }
+  if (!best || !(evals[*best]->time < chosen.eval.time)) return std::nullopt;
+  Choice alt;
+  alt.candidate = candidates_[*best];
+  alt.eval = *evals[*best];
+  alt.how = "best";
+  const double gain = 100 * (1 - alt.eval.time.us() / chosen.eval.time.us());
+  const std::optional<NcclAlgo> nccl = nccl_algo_of(alt.candidate.algorithm);
+  alt.note =
+      fmt::format("{} is {:.1f}% faster by --model {} ({:.3f} us); {}", to_string(alt.candidate),
+                  gain, to_string(s_.model), alt.eval.time.us(),
+                  nccl ? fmt::format("NCCL can run it with NCCL_ALGO={} NCCL_PROTO={}",
+                                     to_string(*nccl), nccl_protocol_name(alt.candidate.protocol))
+                       : fmt::format("NCCL cannot run it ({} is collsim's own algorithm)",
+                                     alt.candidate.algorithm));
+  return alt;
+}
+
 std::vector<Choice> Predictor::choose_all(const std::vector<std::uint64_t>& counts,
                                           const StepCallback& step) const {
   std::vector<Choice> partial(counts.size());

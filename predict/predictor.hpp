@@ -66,6 +66,12 @@ class Predictor {
   std::vector<Choice> choose_all(const std::vector<std::uint64_t>& counts,
                                  const StepCallback& step = {}) const;
 
+  // Under --select nccl: the fastest candidate by this model when it beats `chosen` (the pick),
+  // with its note saying by how much and whether NCCL can run it (with which NCCL_ALGO and
+  // NCCL_PROTO) or it is collsim's own. nullopt when NCCL's pick is the fastest, or for any
+  // other policy. Simulates every candidate.
+  std::optional<Choice> faster_alternative(std::uint64_t count, const Choice& chosen) const;
+
   // Every candidate --algo/--proto allow for this collective under this model.
   const std::vector<Candidate>& candidates() const { return candidates_; }
   const NcclModel* nccl() const { return nccl_ ? &*nccl_ : nullptr; }

@@ -64,16 +64,15 @@ std::vector<std::string_view> split_list(std::string_view list) {
   return out;
 }
 
-// NCCL's spelling of a protocol, as its logs print it.
-std::string_view nccl_name(Protocol p) {
-  return p == Protocol::kLL ? "LL" : p == Protocol::kLL128 ? "LL128" : "Simple";
-}
-
 }  // namespace
 
 std::string canonical_algorithm(std::string_view name) {
   if (simulable(name)) return std::string(name);
   return list_name(name, universe());
+}
+
+std::string_view nccl_protocol_name(Protocol p) {
+  return p == Protocol::kLL ? "LL" : p == Protocol::kLL128 ? "LL128" : "Simple";
 }
 
 SelectPolicy parse_select_policy(std::string_view text) {
@@ -225,12 +224,20 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
   }
   const auto pick = m.best(c, bytes, allowed.nccl);
   if (!pick) {
+    const bool any_nccl = std::any_of(allowed.algorithms.begin(), allowed.algorithms.end(),
+                                      [](const std::string& a) { return nccl_algo_of(a); });
+    if (!any_nccl) {
+      throw RequestError(fmt::format(
+          "--select nccl: NCCL runs none of the allowed algorithms ({}): they are collsim's own; "
+          "--select best gives the fastest of them",
+          fmt::join(allowed.algorithms, ", ")));
+    }
     throw RequestError(fmt::format(
         "--select nccl: NCCL's model enables none of the allowed algorithms and protocols for {}",
         to_string(c)));
   }
   Selection s;
-  s.nccl_pick = fmt::format("{}/{}", to_string(pick->algo), nccl_name(pick->proto));
+  s.nccl_pick = fmt::format("{}/{}", to_string(pick->algo), nccl_protocol_name(pick->proto));
   s.chosen = {std::string(collsim_algorithm(pick->algo)), pick->proto};
   s.time_us = pick->time_us;
   if (!simulable_only || simulable(s.chosen.algorithm)) return s;

@@ -96,6 +96,9 @@ std::optional<Selection> select_best(const std::vector<Candidate>& cs, const Cos
 Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
                       const AlgoChoice& allowed, bool simulable_only);
 
+// NCCL's spelling of a protocol, as NCCL_PROTO and its logs write it: LL, LL128, Simple.
+std::string_view nccl_protocol_name(Protocol p);
+
 // The NCCL algorithm of a collsim name, if NCCL has one (ring -> Ring, dbtree -> Tree, ...).
 std::optional<NcclAlgo> nccl_algo_of(std::string_view algorithm);
 

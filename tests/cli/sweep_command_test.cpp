@@ -36,7 +36,7 @@ TEST(SweepCommand, CsvGolden) {
 
 TEST(SweepCommand, JsonGoldenWithBestSelection) {
   const CommandResult r =
-      run_collsim("sweep dgx-h100 --op allreduce -b 1K -e 1M -f 4 --format json");
+      run_collsim("sweep dgx-h100 --op allreduce -b 1K -e 1M -f 4 --select best --format json");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, golden("sweep_dgx-h100_allreduce_best.json", r.out));
 }

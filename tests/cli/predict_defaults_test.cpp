@@ -1,0 +1,58 @@
+// What `predict` answers by default: what NCCL will run and how long it takes, and, where
+// collsim's model finds something faster, that alternative named as such (NCCL can run it, with
+// which NCCL_ALGO/NCCL_PROTO, or it is collsim's own).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_collsim.hpp"
+
+namespace collsim::test {
+namespace {
+
+TEST(PredictDefaults, NcclsChoiceWithTheFasterNonNcclAlternativeNamed) {
+  const CommandResult r = run_collsim("predict h100-16node-ib --op allreduce --bytes 1M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("algorithm   dbtree, protocol ll128 (auto: NCCL picks Tree/LL128)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("faster      rhd/ll128 is "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NCCL cannot run it (rhd is collsim's own algorithm)"), std::string::npos)
+      << r.out;
+}
+
+TEST(PredictDefaults, JsonCarriesTheAlternative) {
+  const CommandResult r =
+      run_collsim("predict h100-16node-ib --op allreduce --bytes 1M --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["selected_by"], "nccl");
+  EXPECT_EQ(j["algorithm"], "dbtree");
+  ASSERT_TRUE(j.contains("faster_alternative"));
+  EXPECT_EQ(j["faster_alternative"]["algorithm"], "rhd");
+  EXPECT_FALSE(j["faster_alternative"]["nccl_can_run"].get<bool>());
+  EXPECT_LT(j["faster_alternative"]["time_us"].get<double>(), j["time_us"].get<double>());
+}
+
+TEST(PredictDefaults, NoAlternativeWhenNcclsPickIsTheFastest) {
+  // 1 GiB on one DGX: NCCL's ring with Simple is what the model finds fastest too.
+  const CommandResult r = run_collsim("predict dgx-h100 --op allreduce --bytes 1G --algo ring");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("faster"), std::string::npos) << r.out;
+}
+
+TEST(PredictDefaults, WhereNcclCannotChooseTheFastestIsLabelled) {
+  // No NCCL algorithm among those allowed: collsim's fastest, said so; asked for, an error.
+  const CommandResult own = run_collsim("predict dgx-h100 --op allreduce --bytes 1M --algo rhd");
+  ASSERT_EQ(own.status, 0) << own.err;
+  EXPECT_NE(own.out.find("(auto: the fastest by --model sim)"), std::string::npos) << own.out;
+  const CommandResult asked =
+      run_collsim("predict dgx-h100 --op allreduce --bytes 1M --algo rhd --select nccl");
+  EXPECT_EQ(asked.status, 1);
+  EXPECT_EQ(asked.err,
+            "collsim: --select nccl: NCCL runs none of the allowed algorithms (rhd): they are "
+            "collsim's own; --select best gives the fastest of them\n");
+}
+
+}  // namespace
+}  // namespace collsim::test
