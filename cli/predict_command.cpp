@@ -28,12 +28,19 @@ struct PredictArgs {
   std::string format = "table";
 };
 
+// The largest communicator for which predict also times every other candidate.
+constexpr int kAlternativeRanks = 1024;
+
 void run_predict(const PredictArgs& a) {
   const Prepared p = prepare(a.c);
   const Predictor ev(predict_setup(p, a.model));
   const Choice ch = ev.choose(p.request.count);
-  // NCCL's pick is the answer; collsim's fastest is worth a line when it beats it.
-  const std::optional<Choice> alt = ev.faster_alternative(p.request.count, ch);
+  // NCCL's pick is the answer; collsim's fastest is worth a line when it beats it. Finding it
+  // simulates every candidate, which at thousands of ranks costs minutes: above
+  // kAlternativeRanks the output says it did not look.
+  const bool search = p.request.comm.size() <= kAlternativeRanks;
+  const std::optional<Choice> alt =
+      search ? ev.faster_alternative(p.request.count, ch) : std::nullopt;
   const Request& r = p.request;
   const ResultRow row = make_row(r, ch.candidate, ch.eval.time);
   if (a.format == "csv") {
@@ -74,6 +81,10 @@ void run_predict(const PredictArgs& a) {
   fmt::print("busbw       {:.2f} GB/s\n", row.busbw_GBps);
   if (parse_model(a.model.model) != Model::kNccl) fmt::print("detail      {}\n", ch.eval.detail);
   if (alt) fmt::print("faster      {}\n", alt->note);
+  if (!search && ch.how == "nccl") {
+    fmt::print("faster      not searched above {} ranks (--select best times every candidate)\n",
+               kAlternativeRanks);
+  }
 }
 
 }  // namespace
