@@ -169,6 +169,8 @@ std::vector<Request> sweep(const BenchArgs& a, const Request& base) {
 }
 
 void run_bench(const BenchArgs& given) {
+  check_writable(given.output, "-o");
+  check_writable(given.trace, "--trace");
   BenchArgs a = given;
   a.algo = canonical_algorithm(given.algo);  // NCCL's spellings name collsim's algorithm
   std::unique_ptr<Backend> backend = make_backend(a.backend);

@@ -38,6 +38,7 @@ void print_stats(const char* label, const ErrorStats& s) {
 }
 
 void run_calibrate(const CalibrateArgs& a) {
+  check_writable(a.output, "-o");  // before a fit of minutes, not after
   const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
   CalibrateOptions o;

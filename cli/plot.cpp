@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "algorithms/models/selection.hpp"
+#include "cli/option_checks.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -110,6 +111,7 @@ void check_plot_output(const std::string& path) {
     throw RequestError(
         fmt::format("--plot: expected a file ending in .svg or .png, got \"{}\"", path));
   }
+  check_writable(path, "--plot");
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
     throw Error(
         "--plot needs gnuplot, which is not installed (Debian/Ubuntu: apt-get install "

@@ -10,6 +10,7 @@
 
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "simulator/trace.hpp"
 #include "topology/error.hpp"
 
@@ -28,6 +29,7 @@ struct TraceArgs {
 };
 
 void run_trace(const TraceArgs& a) {
+  check_writable(a.output, "-o");
   Prepared p = prepare(a.c);
   const Predictor pr(predict_setup(p, a.model));
   const Choice choice = pr.choose(p.request.count);
