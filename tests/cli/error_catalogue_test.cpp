@@ -45,7 +45,7 @@ const std::vector<BadCall> kCatalogue = {
      "collsim: root 9 is not a rank of this 8-rank communicator"},
     {"trace dgx-h100 --op allreduce --bytes 1M", 2, "collsim: --output is required"},
     {"trace dgx-h100 --op allreduce --bytes 1M -o /nonexistent-dir/t.json", 1,
-     "collsim: -o: cannot write \"/nonexistent-dir/t.json\""},
+     "collsim: -o /nonexistent-dir/t.json: the directory \"/nonexistent-dir\" does not exist"},
     {"sweep dgx-h100 --op allreduce -b 1M -e 1K", 1,
      "collsim: -b 1M (1048576 B) is greater than -e 1K (1024 B)"},
     {"sweep dgx-h100 --op allreduce -b 8 -e 1M -f 1", 2,
@@ -68,7 +68,7 @@ const std::vector<BadCall> kCatalogue = {
     {"calibrate pcie-2gpu --measurements "
      "{D}/nccl-tests/rtx2080ti-x2_1node-pcie-noP2P_allreduce_anthony-hoo-blog.txt -o "
      "/nonexistent-dir/x.yaml",
-     1, "collsim: -o /nonexistent-dir/x.yaml: cannot write the file"},
+     1, "collsim: -o /nonexistent-dir/x.yaml: the directory \"/nonexistent-dir\" does not exist"},
     {"validate dgx-h100 --measurements {D}/nccl-tests-bad/truncated-row.txt", 1,
      "collsim: {D}/nccl-tests-bad/truncated-row.txt:24: expected 13 columns as in the header at "
      "line 19, got 6 (truncated row?)"},
