@@ -4,13 +4,28 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace collsim {
 
 namespace {
 
-constexpr auto kDelay = std::chrono::milliseconds(500);
-constexpr auto kInterval = std::chrono::milliseconds(100);
+constexpr auto kInterval = std::chrono::milliseconds(500);
+
+// Half a second, or COLLSIM_PROGRESS_DELAY_MS (0-60000) for tests that need the line at once.
+std::chrono::milliseconds delay() {
+  if (const char* env = std::getenv("COLLSIM_PROGRESS_DELAY_MS")) {
+    const long v = std::strtol(env, nullptr, 10);
+    if (v >= 0 && v <= 60000) return std::chrono::milliseconds(v);
+  }
+  return std::chrono::milliseconds(500);
+}
+
+std::string duration(double s) {
+  if (s < 90) return fmt::format("{:.0f} s", s);
+  if (s < 5400) return fmt::format("{:.0f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
 
 }  // namespace
 
@@ -19,31 +34,59 @@ Progress::Progress(std::string command, std::size_t total, std::string unit)
       unit_(std::move(unit)),
       total_(total),
       enabled_(isatty(STDERR_FILENO) == 1),
-      start_(std::chrono::steady_clock::now()),
-      last_(start_) {}
+      start_(std::chrono::steady_clock::now()) {
+  if (enabled_) clock_ = std::thread([this] { tick(); });
+}
 
 Progress::~Progress() { done(); }
 
 void Progress::step(const std::string& what) {
-  const std::size_t index = done_++;
-  if (!enabled_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (now - start_ < kDelay || (shown_ && now - last_ < kInterval)) return;
-  last_ = now;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  ++done_;
+  last_what_ = what;
+}
+
+std::string Progress::line() const {
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string s = fmt::format("collsim {}: {}/{} {}", command_, done_, total_, unit_);
+  if (!last_what_.empty()) s += fmt::format(" ({})", last_what_);
+  s += ", " + duration(elapsed);
+  // The rate so far; the units differ in cost, so this is a rough guide.
+  if (done_ > 0 && done_ < total_) {
+    s += ", about " + duration(elapsed * static_cast<double>(total_ - done_) / done_) + " left";
+  }
+  return s;
+}
+
+void Progress::draw() {
   shown_ = true;
-  const std::string line =
-      fmt::format("collsim {}: {}/{} {} ({})", command_, index + 1, total_, unit_, what);
-  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  std::fprintf(stderr, "\r\033[K%s", line().c_str());
   std::fflush(stderr);
 }
 
+void Progress::tick() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (wake_.wait_for(lock, delay(), [this] { return stop_; })) return;
+  while (!stop_) {
+    draw();
+    wake_.wait_for(lock, kInterval, [this] { return stop_; });
+  }
+}
+
 void Progress::done() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_) return;
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (clock_.joinable()) clock_.join();
   if (shown_) {
     std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
   }
   shown_ = false;
-  enabled_ = false;
 }
 
 }  // namespace collsim

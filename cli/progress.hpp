@@ -1,16 +1,20 @@
-// A one-line progress indicator on stderr for long sweeps and comparisons: "collsim sweep:
-// 12/26 sizes (64 MiB)", rewritten in place, erased when done. It prints only when stderr is a
-// terminal, and only once the work has taken half a second, so pipes, files and quick runs see
-// nothing extra.
+// A one-line progress indicator on stderr for long sweeps, comparisons and scale studies:
+// "collsim sweep: 12/26 sizes (64 MiB), 14 s, about 20 s left", rewritten in place, erased when
+// done. It prints only when stderr is a terminal, and only once the work has taken half a
+// second, so pipes, files and quick runs see nothing extra. A clock redraws it twice a second, so
+// a size that takes a minute still shows the time going by.
 //
 //   Progress progress("compare", points.size(), "sizes");
-//   for (...) { progress.step("64 MiB"); ... }   // before each unit of work
+//   for (...) { ...; progress.step("64 MiB"); }   // after each unit of work, from any thread
 //   progress.done();                              // also done by the destructor
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace collsim {
 
@@ -25,11 +29,19 @@ class Progress {
   void done();
 
  private:
-  std::string command_, unit_;
+  void tick();                 // the clock thread
+  void draw();                 // with mutex_ held
+  std::string line() const;    // with mutex_ held
+
+  std::string command_, unit_, last_what_;
   std::size_t total_ = 0, done_ = 0;
   bool enabled_ = false;
   bool shown_ = false;
-  std::chrono::steady_clock::time_point start_, last_;
+  bool stop_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread clock_;
 };
 
 }  // namespace collsim

@@ -1,0 +1,49 @@
+// Progress on a terminal, nothing extra in a pipe: a sweep run under a pseudo-terminal (util-linux
+// `script`) shows the "collsim sweep: k/n sizes" line with the time going by; the same sweep with
+// stderr captured to a file writes nothing there.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "tests/cli/run_collsim.hpp"
+
+namespace collsim::test {
+namespace {
+
+constexpr const char* kSweep = "sweep dgx-h100 --op allreduce -b 8 -e 8G --format csv";
+
+std::string run_on_a_terminal(const std::string& args) {
+  // No half-second wait before the line (cli/progress.cpp), so the test does not race the clock.
+  const std::string cmd = "COLLSIM_PROGRESS_DELAY_MS=0 script -qfec '" COLLSIM_BINARY_DIR
+                          "/cli/collsim " +
+                          args + " > /dev/null' /dev/null 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (pipe && std::fgets(buf.data(), static_cast<int>(buf.size()), pipe.get())) {
+    out += buf.data();
+  }
+  return out;
+}
+
+TEST(Progress, ALineOnATerminal) {
+  if (std::system("command -v script > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "util-linux `script` is not installed: no pseudo-terminal to test with";
+  }
+  const std::string screen = run_on_a_terminal(kSweep);
+  EXPECT_NE(screen.find("collsim sweep: "), std::string::npos) << screen;
+  EXPECT_NE(screen.find(" sizes"), std::string::npos) << screen;
+}
+
+TEST(Progress, NothingInAPipe) {
+  const CommandResult r = run_collsim(kSweep);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+}  // namespace
+}  // namespace collsim::test
