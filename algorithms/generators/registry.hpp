@@ -32,7 +32,8 @@ struct AlgorithmInfo {
   std::vector<Collective> collectives;
   std::vector<Protocol> protocols;
   Schedule (*generate)(const Request&) = nullptr;
-  ClosedForm closed_form = nullptr;  // its α-β form (estimate.hpp)
+  ClosedForm closed_form = nullptr;  // its α-β form (estimate.hpp); none: --model alpha-beta
+                                     // says so
   Family family = Family::kOther;
   // Costed per level by the closed forms: an intra-node and an inter-node hop (alpha_beta_cost).
   bool hierarchical = false;

@@ -404,6 +404,11 @@ Estimate estimate(const EstimateRequest& q) {
     throw RequestError(fmt::format("algorithm \"{}\" does not implement {}", q.algorithm,
                                    to_string(q.collective)));
   }
+  if (a.closed_form == nullptr) {
+    throw RequestError(fmt::format(
+        "algorithm \"{}\" has no closed form yet; --model sim or contention-free simulates it",
+        q.algorithm));
+  }
   Estimate e = a.closed_form(q);
   e.time += q.cost.launch;
   // The derivations assume every channel and every rank's segment carries the same bytes, and a
