@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <mutex>
 
 #include "predict/parallel.hpp"
@@ -140,6 +141,14 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
 
 std::vector<Choice> Predictor::choose_all(const std::vector<std::uint64_t>& counts,
                                           const StepCallback& step) const {
+  std::vector<Choice> out;
+  for (std::optional<Choice>& c : choose_each(counts, step, nullptr, {})) out.push_back(*c);
+  return out;
+}
+
+std::vector<std::optional<Choice>> Predictor::choose_each(
+    const std::vector<std::uint64_t>& counts, const StepCallback& step,
+    const std::atomic<bool>* cancel, const DoneCallback& done) const {
   std::vector<Choice> partial(counts.size());
   std::vector<std::vector<Candidate>> tries(counts.size());
   std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (count index, candidate index)
@@ -153,16 +162,26 @@ std::vector<Choice> Predictor::choose_all(const std::vector<std::uint64_t>& coun
     evals[i].resize(tries[i].size());
     remaining[i] = tries[i].size();
   }
+  std::vector<std::optional<Choice>> out(counts.size());
+  std::vector<std::exception_ptr> errors(counts.size());
   std::mutex mutex;
   parallel_for(tasks.size(), [&](std::size_t k) {
+    if (cancel != nullptr && cancel->load()) return;  // no new simulation once cancelled
     const auto [i, j] = tasks[tasks.size() - 1 - k];  // largest sizes first
     evals[i][j] = evaluate(tries[i][j], counts[i]);
     const std::lock_guard<std::mutex> lock(mutex);
-    if (--remaining[i] == 0 && step) step(human_bytes(size_of(counts[i])));
+    if (--remaining[i] != 0) return;
+    if (step) step(human_bytes(size_of(counts[i])));
+    try {
+      out[i] = pick(counts[i], partial[i], tries[i], evals[i]);
+    } catch (...) {
+      errors[i] = std::current_exception();  // thrown below in size order: deterministic
+      return;
+    }
+    if (done) done(i, *out[i]);
   });
-  std::vector<Choice> out;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    out.push_back(pick(counts[i], partial[i], tries[i], evals[i]));
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
   }
   return out;
 }

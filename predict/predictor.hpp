@@ -11,6 +11,7 @@
 // depend on the thread count.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -65,6 +66,14 @@ class Predictor {
   // The same for each count of a sweep, computed in parallel.
   std::vector<Choice> choose_all(const std::vector<std::uint64_t>& counts,
                                  const StepCallback& step = {}) const;
+  // The same, reporting each count's choice as soon as it is made (`done`, called from a worker
+  // thread under the predictor's lock) and starting no new simulation once `cancel` is set: the
+  // counts it did not finish are nullopt. What an interrupted sweep keeps.
+  using DoneCallback = std::function<void(std::size_t index, const Choice& choice)>;
+  std::vector<std::optional<Choice>> choose_each(const std::vector<std::uint64_t>& counts,
+                                                 const StepCallback& step,
+                                                 const std::atomic<bool>* cancel,
+                                                 const DoneCallback& done) const;
 
   // Under --select nccl: the fastest candidate by this model when it beats `chosen` (the pick),
   // with its note saying by how much and whether NCCL can run it (with which NCCL_ALGO and
