@@ -42,12 +42,17 @@ ResultRow out_row(const ValidationRow& r) {
                   us(r.predicted_us.value_or(0)));
 }
 
+// Statistics over no row are null, never a 0 % error a script would read as a perfect prediction.
+nlohmann::ordered_json stat(const ErrorStats& s, double v) {
+  return s.rows == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rounded(v, 1e4));
+}
+
 nlohmann::ordered_json stats_json(const ErrorStats& s) {
   nlohmann::ordered_json j;
   j["rows"] = s.rows;
-  j["median_abs_error_pct"] = rounded(s.median_abs_pct, 1e4);
-  j["p90_abs_error_pct"] = rounded(s.p90_abs_pct, 1e4);
-  j["max_abs_error_pct"] = rounded(s.max_abs_pct, 1e4);
+  j["median_abs_error_pct"] = stat(s, s.median_abs_pct);
+  j["p90_abs_error_pct"] = stat(s, s.p90_abs_pct);
+  j["max_abs_error_pct"] = stat(s, s.max_abs_pct);
   return j;
 }
 
@@ -72,9 +77,9 @@ void print_json(const Validation& v) {
     f["path"] = path;
     j["files"].push_back(std::move(f));
   }
-  j["median_abs_error_pct"] = rounded(v.overall.median_abs_pct, 1e4);
-  j["p90_abs_error_pct"] = rounded(v.overall.p90_abs_pct, 1e4);
-  j["max_abs_error_pct"] = rounded(v.overall.max_abs_pct, 1e4);
+  j["median_abs_error_pct"] = stat(v.overall, v.overall.median_abs_pct);
+  j["p90_abs_error_pct"] = stat(v.overall, v.overall.p90_abs_pct);
+  j["max_abs_error_pct"] = stat(v.overall, v.overall.max_abs_pct);
   j["simulated_as_run"] = stats_json(v.overall_simulated);
   j["skipped"] = v.skipped;
   std::cout << j.dump(2) << "\n";
@@ -90,6 +95,10 @@ void print_csv(const Validation& v) {
 }
 
 void print_stats_line(const std::string& label, const ErrorStats& s) {
+  if (s.rows == 0) {
+    fmt::print("{:<48} {:>5} rows  (no statistics)\n", label, s.rows);
+    return;
+  }
   fmt::print("{:<48} {:>5} rows  median {:6.1f}%  p90 {:6.1f}%  max {:7.1f}%\n", label, s.rows,
              s.median_abs_pct, s.p90_abs_pct, s.max_abs_pct);
 }
@@ -137,6 +146,13 @@ void run_validate(const ValidateArgs& a) {
     print_csv(v);
   } else {
     print_table(v, a.model);
+  }
+  // A run that predicted nothing has measured nothing: a script must not read it as a pass.
+  if (v.overall.rows == 0) {
+    std::cout.flush();
+    throw MeasurementError(fmt::format(
+        "validate: no row of the measurements could be predicted on {} ({} skipped{})", topo.name(),
+        v.skipped.size(), v.skipped.empty() ? "" : fmt::format("; first: {}", v.skipped.front())));
   }
 }
 

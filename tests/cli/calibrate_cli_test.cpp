@@ -84,3 +84,26 @@ TEST(CalibrateCli, BadOverlaysAndRangesAreOneLineErrors) {
 
 }  // namespace
 }  // namespace collsim
+
+namespace collsim::test {
+namespace {
+
+TEST(ValidateCli, NoPredictableRowIsNoStatisticAndAFailure) {
+  // Statistics over zero rows used to print "0 rows median 0.0%" and exit 0.
+  const std::string log = ::testing::TempDir() + "no-rows.txt";
+  std::ofstream(log) << "# Collective test starting: all_reduce_perf\n"
+                        "        1024           256      weird     sum      -1    10.00    0.10    "
+                        "0.19      0    10.00    0.10    0.19      0\n";
+  const CommandResult table = run_collsim("validate dgx-h100 --measurements " + log);
+  EXPECT_EQ(table.status, 1);
+  EXPECT_NE(table.out.find("0 rows  (no statistics)"), std::string::npos) << table.out;
+  EXPECT_NE(table.err.find("no row of the measurements could be predicted"), std::string::npos)
+      << table.err;
+  const CommandResult json =
+      run_collsim("validate dgx-h100 --measurements " + log + " --format json");
+  EXPECT_EQ(json.status, 1);
+  EXPECT_TRUE(nlohmann::json::parse(json.out)["median_abs_error_pct"].is_null()) << json.out;
+}
+
+}  // namespace
+}  // namespace collsim::test
