@@ -135,6 +135,13 @@ void Engine<Net>::complete_op(std::uint32_t sid, Time t) {
       const std::uint64_t k = conns_[s.in_conn].recv_ops;
       rec.recv_flow = (static_cast<std::uint64_t>(s.in_conn) << 24 | k) + 1;
     }
+    if (s.out_conn >= 0) {
+      // A send occupies its channel until its last piece has left: known now without
+      // contention, at flow_done under max-min.
+      ConnState& c = conns_[s.out_conn];
+      rec.end = std::max(rec.end, trace_->pieces[c.trace_piece].end);
+      if (!Net::kKnowsFinish) c.trace_open_op = static_cast<std::int32_t>(trace_->ops.size());
+    }
     trace_->ops.push_back(rec);
   }
   if (s.out_conn >= 0) ++conns_[s.out_conn].send_ops;
@@ -208,7 +215,14 @@ void Engine<Net>::flow_done(std::uint32_t cid) {
   ConnState& c = conns_[cid];
   const std::uint64_t q = c.posted - 1;
   arrival(c, q) = now_ + routes_[c.route].latency;
-  if (trace_ != nullptr) trace_->pieces[c.trace_piece].end = now_;
+  if (trace_ != nullptr) {
+    trace_->pieces[c.trace_piece].end = now_;
+    if (c.trace_open_op >= 0) {
+      TraceOpRecord& op = trace_->ops[static_cast<std::size_t>(c.trace_open_op)];
+      op.end = std::max(op.end, now_);
+      c.trace_open_op = -1;
+    }
+  }
   StreamState& s = streams_[c.sender];
   s.in_flight = false;
   s.busy = now_;

@@ -66,6 +66,10 @@ struct ConnState {
   std::uint32_t sender = 0;  // stream ids
   std::uint32_t receiver = 0;
   std::uint32_t ring = 0;  // into times_: slot k at ring + 2k (arrival), ring + 2k + 1 (credit)
+  // Trace: the recorded send op whose last piece is still on the wire (-1: none); its slice ends
+  // when that piece's last byte has left, not when it was posted. (Fills ring's padding: a
+  // trace holds at most 2,000,000 ops.)
+  std::int32_t trace_open_op = -1;
   std::uint64_t posted = 0;
   std::uint64_t consumed = 0;
   std::uint64_t wire_bytes = 0;

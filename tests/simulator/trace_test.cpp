@@ -109,4 +109,32 @@ TEST(Trace, JsonHasTheShapeViewersNeed) {
 }
 
 }  // namespace
+TEST(Trace, EveryOpThatMovesBytesLastsAsLongAsItsPiecesTakeToLeave) {
+  // A send used to end when its last piece was posted, so most op slices had no duration and a
+  // viewer's channel tracks looked empty.
+  const Topology topo = load_topology("dgx-h100");
+  Request q;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kSimple;
+  q.count = 1 << 18;
+  q.channels = 24;
+  q.comm = Communicator::from_topology(topo);
+  const Schedule s = plan(q);
+  for (SimNetwork net : {SimNetwork::kMaxMin, SimNetwork::kContentionFree}) {
+    TraceRecorder rec;
+    SimOptions o;
+    o.network = net;
+    o.trace = &rec;
+    simulate(s, topo, o);
+    std::size_t moving = 0;
+    for (const TraceOpRecord& op : rec.ops) {
+      if (op.op.bytes == 0 || !sends(op.op.kind)) continue;
+      ++moving;
+      EXPECT_GT(op.end, op.start) << to_string(net) << " rank " << op.rank << " channel "
+                                  << op.channel << " op " << op.index;
+    }
+    EXPECT_GT(moving, 0u);
+  }
+}
+
 }  // namespace collsim
