@@ -4,6 +4,7 @@
 # make test-asan   every test again under AddressSanitizer + UndefinedBehaviorSanitizer (clang)
 # make fuzz        each libFuzzer target for FUZZ_SECONDS (default 60) from seeds in the repo
 # make validation  regenerate docs/validation.md (calibrate + validate on the published tables)
+# make docs        rewrite the output of every `$ collsim` example in README.md and docs/*.md
 BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
@@ -18,7 +19,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
            LSAN_OPTIONS=suppressions=$(CURDIR)/cmake/lsan.supp:print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps configure build demo test san-configure test-asan fuzz validation clean
+.PHONY: all deps configure build demo test san-configure test-asan fuzz validation docs clean
 
 all: build
 
@@ -53,6 +54,9 @@ fuzz: san-configure
 
 validation: build
 	@scripts/validation-report.sh $(COLLSIM)
+
+docs: build
+	@python3 scripts/docs-examples.py update $(COLLSIM)
 
 clean:
 	rm -rf $(BUILD_DIR) $(SAN_DIR)

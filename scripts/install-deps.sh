@@ -16,6 +16,8 @@ packages=(
   nlohmann-json3-dev      # JSON output and traces
   libopenmpi-dev openmpi-bin  # the MPI backend (mpirun -np 4 in the tests)
   gnuplot-nox             # collsim compare --plot (SVG / PNG)
+  python3                 # the docs tests (scripts/check-doc-refs.py, scripts/docs-examples.py)
+  bsdutils                # `script`: the progress test's pseudo-terminal
   clang libclang-rt-14-dev  # make test-asan and make fuzz: sanitizer runtimes and libFuzzer
 )
 

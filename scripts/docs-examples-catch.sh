@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The docs test must fail when the model changes: with one number of the dgx-h100 preset changed
+# (its Simple launch cost), scripts/docs-examples.py check has to report a difference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COLLSIM=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cp configs/*.yaml "$TMP/"
+sed -i 's/^\(      launch: \)29\.623us/\139.623us/' "$TMP/dgx-h100.yaml"
+if cmp -s configs/dgx-h100.yaml "$TMP/dgx-h100.yaml"; then
+  echo "the preset edit did not apply: update this script with the preset" >&2
+  exit 1
+fi
+if COLLSIM_CONFIG_DIR=$TMP python3 scripts/docs-examples.py check "$COLLSIM" docs/tour.md > "$TMP/out"; then
+  echo "docs-examples.py check passed with a changed preset" >&2
+  exit 1
+fi
+grep -q "differ" "$TMP/out"
+echo "a changed preset fails the docs check: ok"

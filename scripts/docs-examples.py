@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Runs the examples in the docs and compares what they print with what the docs show.
+
+An example is a fenced block whose info string is `console`. Its lines starting with `$ collsim `
+are commands (run from the repository root with the built binary, through /bin/sh, so a pipe
+such as `| grep ...` may select lines); the lines after a command, up to the next command or the
+block's end, are its expected standard output, exactly.
+
+    scripts/docs-examples.py check  BUILD/cli/collsim [FILE.md ...]   # exit 1 on any difference
+    scripts/docs-examples.py update BUILD/cli/collsim [FILE.md ...]   # rewrite the outputs
+
+Without files, every README.md and docs/*.md. `make docs` runs update; the test suite runs check,
+so a change in the model either updates the docs or fails the build.
+"""
+import difflib
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+FENCE = re.compile(r"^```console\s*$")
+
+
+def examples(lines):
+    """Yields (start, end) line ranges of console blocks (the lines between the fences)."""
+    i = 0
+    while i < len(lines):
+        if FENCE.match(lines[i]):
+            j = i + 1
+            while j < len(lines) and lines[j].rstrip() != "```":
+                j += 1
+            yield i + 1, j
+            i = j
+        i += 1
+
+
+def run(binary, command):
+    shell = "collsim() { \"$COLLSIM\" \"$@\"; }; " + command
+    env = {"COLLSIM": binary, "PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+    if "COLLSIM_CONFIG_DIR" in os.environ:  # the docs test of the docs test changes a preset
+        env["COLLSIM_CONFIG_DIR"] = os.environ["COLLSIM_CONFIG_DIR"]
+    r = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise SystemExit(f"example failed ({r.returncode}): $ {command}\n{r.stderr}")
+    return r.stdout.splitlines()
+
+
+def process(path, binary, update):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out, pos, problems, count = [], 0, [], 0
+    for start, end in examples(lines):
+        out.extend(lines[pos:start])
+        block = lines[start:end]
+        k = 0
+        while k < len(block):
+            if not block[k].startswith("$ collsim "):
+                raise SystemExit(f"{path}:{start + k + 1}: a console block holds commands "
+                                 f"starting '$ collsim ' and their output")
+            command = block[k][2:]
+            k += 1
+            expected = []
+            while k < len(block) and not block[k].startswith("$ "):
+                expected.append(block[k])
+                k += 1
+            actual = run(binary, command)
+            count += 1
+            if actual != expected:
+                diff = "\n".join(difflib.unified_diff(expected, actual, "docs", "now", lineterm=""))
+                problems.append(f"{path}: $ {command}\n{diff}")
+            out.append("$ " + command)
+            out.extend(actual)
+        pos = end
+    out.extend(lines[pos:])
+    if update and problems:
+        path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return count, problems
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("check", "update"):
+        raise SystemExit(__doc__)
+    update = sys.argv[1] == "update"
+    binary = str(pathlib.Path(sys.argv[2]).resolve())
+    files = [pathlib.Path(f) for f in sys.argv[3:]] or \
+        [pathlib.Path("README.md")] + sorted(pathlib.Path("docs").glob("*.md"))
+    total, all_problems = 0, []
+    for f in files:
+        n, problems = process(f, binary, update)
+        total += n
+        all_problems += problems
+    for p in all_problems:
+        print(p)
+    verb = "updated" if update else "differ"
+    print(f"{total} doc examples run, {len(all_problems)} {verb}")
+    return 1 if all_problems and not update else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
