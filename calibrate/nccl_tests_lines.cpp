@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace collsim::detail {
@@ -34,6 +35,53 @@ std::optional<std::pair<std::string, std::string>> split_assignment(std::string_
     if (!is_key_char(c, upper_only)) return std::nullopt;
   }
   return std::pair{std::string(key), std::string(strip_quotes(word.substr(eq + 1)))};
+}
+
+bool is_digit_at(std::string_view s, std::size_t i) {
+  return i < s.size() && s[i] >= '0' && s[i] <= '9';
+}
+
+// The length of the Open MPI --tag-output tag "[job,rank]<stream>:" at the start of `s`; 0 if
+// there is none.
+std::size_t open_mpi_tag_length(std::string_view s) {
+  std::size_t i = 0;
+  auto skip_digits = [&] {
+    const std::size_t start = i;
+    while (is_digit_at(s, i)) ++i;
+    return i > start;
+  };
+  auto expect = [&](std::string_view what) {
+    if (s.substr(i, what.size()) != what) return false;
+    i += what.size();
+    return true;
+  };
+  if (!expect("[") || !skip_digits() || !expect(",") || !skip_digits() || !expect("]<")) return 0;
+  const std::size_t stream = i;
+  while (i < s.size() && s[i] >= 'a' && s[i] <= 'z') ++i;
+  if (i == stream || !expect(">:")) return 0;
+  return i;
+}
+
+// A stretch of a physical line and the Open MPI tag before it ("" for text before any tag).
+struct TaggedPiece {
+  std::string_view tag;
+  std::string_view text;
+};
+
+// `line` cut at its Open MPI tags: the text before the first tag, then each tag's text.
+std::vector<TaggedPiece> split_at_tags(std::string_view line) {
+  std::vector<TaggedPiece> pieces(1);
+  std::size_t start = 0;  // of the last piece's text
+  for (std::size_t i = line.find('['); i != std::string_view::npos; i = line.find('[', i + 1)) {
+    const std::size_t n = open_mpi_tag_length(line.substr(i));
+    if (n == 0) continue;
+    pieces.back().text = line.substr(start, i - start);
+    pieces.push_back({line.substr(i, n - 1), {}});  // the tag without its ':'
+    start = i + n;
+    i = start - 1;
+  }
+  pieces.back().text = line.substr(start);
+  return pieces;
 }
 
 }  // namespace
@@ -93,26 +141,27 @@ std::optional<std::int64_t> parse_integer(std::string_view s) {
   return v;
 }
 
-std::string_view strip_rank_tag(std::string_view line, bool* is_stderr) {
-  *is_stderr = false;
-  // Open MPI --tag-output: "[job,rank]<stdout>:".
+std::string_view strip_line_prefix(std::string_view line) {
+  // Intel MPI -prepend-rank: "[3] ".
   if (line.starts_with('[')) {
-    const auto close = line.find("]<");
-    const auto end = line.find(">:");
-    if (close != std::string_view::npos && end != std::string_view::npos && close < end &&
-        line.find_first_not_of("0123456789,", 1) == close) {
-      *is_stderr = line.substr(close + 2, end - close - 2) == "stderr";
-      return line.substr(end + 2);
-    }
-    // Intel MPI -prepend-rank: "[3] ".
     const auto bracket = line.find(']');
-    if (bracket != std::string_view::npos && bracket > 1 &&
-        is_digits(line.substr(1, bracket - 1))) {
+    if (bracket != std::string_view::npos && is_digits(line.substr(1, bracket - 1))) {
       return line.substr(bracket + 1);
     }
     return line;
   }
-  // srun --label: "12: ". A table row never has a colon after its first number.
+  // Ray: "(head, rank=0, pid=3808) ", "(RayTrainWorker pid=3808, ip=10.0.0.2) ". No nccl-tests
+  // line starts with '('.
+  if (line.starts_with('(')) {
+    const auto close = line.find(')');
+    const auto pid = line.find("pid=");
+    if (close != std::string_view::npos && pid < close && is_digit_at(line, pid + 4)) {
+      return line.substr(close + 1);
+    }
+    return line;
+  }
+  // srun --label: "12: ", right-aligned (" 3: ") when there are ten tasks or more. A table row
+  // never has a colon after its first number.
   const std::string_view t = trim(line);
   const auto colon = t.find(':');
   if (colon != std::string_view::npos && colon > 0 && is_digits(t.substr(0, colon)) &&
@@ -120,6 +169,38 @@ std::string_view strip_rank_tag(std::string_view line, bool* is_stderr) {
     return t.substr(colon + 1);
   }
   return line;
+}
+
+std::vector<LogLine> unwrap_log(const std::vector<std::string_view>& lines) {
+  std::vector<LogLine> out;
+  // Per tag, the line its rank began and has not ended yet.
+  std::map<std::string, LogLine, std::less<>> open;
+  auto finish = [&](LogLine l) {
+    l.text = std::string(strip_line_prefix(l.text));
+    out.push_back(std::move(l));
+  };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::vector<TaggedPiece> pieces = split_at_tags(lines[i]);
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      const TaggedPiece& p = pieces[k];
+      if (k == 0 && p.text.empty() && pieces.size() > 1) continue;  // the line starts with a tag
+      auto it = open.try_emplace(std::string(p.tag), LogLine{static_cast<int>(i) + 1, ""}).first;
+      it->second.text += p.text;
+      // A rank's line goes on when another tag follows. Untagged text (the launcher's own, a
+      // curator's note) is not continued elsewhere: it ends where a tag cuts in.
+      if (k + 1 < pieces.size() && !p.tag.empty()) continue;
+      finish(std::move(it->second));
+      open.erase(it);
+    }
+  }
+  // Lines the file ends before their rank ended them: read as they are, so that a row cut short
+  // is reported as such.
+  std::vector<LogLine> rest;
+  for (auto& [tag, l] : open) rest.push_back(std::move(l));
+  std::stable_sort(rest.begin(), rest.end(),
+                   [](const LogLine& a, const LogLine& b) { return a.line < b.line; });
+  for (LogLine& l : rest) finish(std::move(l));
+  return out;
 }
 
 std::optional<DeviceLine> parse_device_line(std::string_view body, int line) {

@@ -1,10 +1,10 @@
 // Parsers for single lines of nccl-tests output, used by the reader (nccl_tests_reader.cpp).
-// Each takes the text of one line, without its MPI tag, and says what it found; none throws
-// except parse_column_header, whose failure is a user-facing error.
+// unwrap_log() first undoes what launchers do to the lines; the others each take the text of one
+// line and say what they found; none throws except parse_column_header, whose failure is a
+// user-facing error.
 //
-//   bool is_stderr = false;
-//   std::string_view s = detail::strip_rank_tag("[1,0]<stdout>:# Using devices", &is_stderr);
-//   // s == "# Using devices"
+//   std::vector<detail::LogLine> l = detail::unwrap_log({"[1,0]<stdout>:# Using devices"});
+//   // l[0].text == "# Using devices", l[0].line == 1
 #pragma once
 
 #include <cstdint>
@@ -28,10 +28,26 @@ std::optional<std::int64_t> parse_integer(std::string_view s);
 // which is how a table row starts; host names ("0666a154:12:12") and dates do not.
 bool looks_like_number(std::string_view word);
 
-// Removes the tag a launcher puts before each line: Open MPI's "[1,0]<stdout>:" (--tag-output),
-// Intel MPI's "[0] " (-prepend-rank), srun's "0: " (--label). `is_stderr` is set for
-// "<stderr>" tags, whose lines are never part of the table.
-std::string_view strip_rank_tag(std::string_view line, bool* is_stderr);
+// A line as the program printed it, the launcher's wrapping undone: `line` is the 1-based line of
+// the file where it begins.
+struct LogLine {
+  int line = 0;
+  std::string text;
+};
+
+// The lines of a log with the launcher's wrapping undone, in the order they end:
+// - Open MPI's --tag-output tags ("[1,0]<stdout>:", "[1,3]<stderr>:") are removed wherever they
+//   are. One in the middle of a line means another rank's output cut in before this rank ended
+//   its line: each tag's pieces are joined into the line that rank printed (untagged text before
+//   a tag is a line of its own). Every stream is read alike, since what a line says does not
+//   depend on the stream it went to.
+// - One prefix at the start of a line is removed: Intel MPI's "[0] " (-prepend-rank), srun's
+//   "0: " (--label), Ray's "(head, rank=0, pid=3808) " (a parenthesised group naming a pid).
+// `lines` are the file's lines without their line ends ("\n", "\r\n").
+std::vector<LogLine> unwrap_log(const std::vector<std::string_view>& lines);
+
+// The text of `line` after its launcher prefix (Intel MPI, srun or Ray, as above), if any.
+std::string_view strip_line_prefix(std::string_view line);
 
 // "#  Rank  0 Group  0 Pid 4180122 on cnode3-002 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3"
 // (the old format has no Group); `body` is the text after '#'.

@@ -34,24 +34,34 @@ bool is_log_output(std::string_view text) { return text.find("NCCL") != std::str
 }  // namespace
 
 NcclTestsParser::NcclTestsParser(std::string path, ReadOptions options)
-    : path_(std::move(path)), options_(options) {
+    : path_(std::move(path)), options_(options), tables_(1) {
   out_.path = path_;
 }
 
 void NcclTestsParser::feed(int line, std::string_view raw) {
-  bool is_stderr = false;
-  const std::string_view text = trim(strip_rank_tag(raw, &is_stderr));
+  const std::string_view text = trim(raw);
   if (text.empty()) return;
   any_text_ = true;
-  if (is_stderr) {
-    ++out_.skipped_lines;
-    return;
-  }
   if (text.starts_with("###")) return on_label(text.substr(3), line);
   if (text.starts_with('#')) return on_comment(trim(text.substr(1)), line);
   const std::vector<std::string_view> words = split_words(text);
   if (looks_like_number(words[0])) return on_row(words, text, line);
   on_foreign(text, words, line);
+}
+
+// Lines before a table's first row introduce it, so the lines that begin a run (its banner,
+// header or command) only start a new table once the current one has rows.
+void NcclTestsParser::start_table() {
+  if (table().rows.empty()) return;
+  // What the run before said about its rows does not apply to this one's; a label put after its
+  // last row (a curator's, above this run's header) does.
+  if (label_line_ < table().rows.back().line) labels_.clear();
+  tables_.emplace_back();
+  layout_.reset();
+  run_ = {};
+  run_devices_.clear();
+  average_from_ = 0;
+  ++segment_;
 }
 
 void NcclTestsParser::on_label(std::string_view text, int line) {
@@ -74,28 +84,21 @@ void NcclTestsParser::on_comment(std::string_view body, int line) {
   }
   const std::vector<std::string_view> w = split_words(body);
   if (w.empty()) return;
-  if (body.starts_with("Collective test starting:") ||
-      body.starts_with("Collective test concluded:")) {
-    // "# Collective test starting: all_reduce_perf"; collsim's spellings ("allreduce") too.
-    const std::string stem = w.size() >= 4 ? perf_program_stem(w[3]) : "";
-    if (!stem.empty()) {
-      add_program(stem, line);
-    } else if (w.size() >= 4) {
-      try {
-        programs_.push_back({std::string(w[3]), parse_collective(w[3]), line});
-      } catch (const RequestError&) {
-        // Not a collective name either; the file may still name its program elsewhere.
-      }
-    }
+  if (body.starts_with("Collective test starting:")) {
+    on_banner(w, true, line);
+  } else if (body.starts_with("Collective test concluded:")) {
+    on_banner(w, false, line);
   } else if (auto run = parse_run_header(body, line)) {
+    start_table();
     run_ = *run;
     run_devices_.clear();
     ++segment_;
-    if (out_.run.line == 0) out_.run = run_;
+    if (table().run.line == 0) table().run = run_;
   } else if (auto device = parse_device_line(body, line)) {
     run_devices_.push_back(*device);
-    out_.devices.push_back(std::move(*device));
+    table().devices.push_back(std::move(*device));
   } else if (w[0] == "nccl-tests" && w.size() >= 3 && w[1] == "version") {
+    start_table();
     out_.nccl_tests_version = std::string(w[2]);
     for (std::string_view word : w) {
       if (!word.starts_with("nccl-library=")) continue;
@@ -113,7 +116,7 @@ void NcclTestsParser::on_comment(std::string_view body, int line) {
     out_.warnings.push_back(fmt::format("{}: nccl-tests: {}", at(line), body));
     if (const auto v = parse_integer(w[3]); v && *v >= 0) {
       run_.max_bytes = static_cast<std::uint64_t>(*v);
-      if (out_.run.line == run_.line) out_.run.max_bytes = run_.max_bytes;
+      if (table().run.line == run_.line) table().run.max_bytes = run_.max_bytes;
     }
   } else if (looks_like_column_header(body)) {
     on_column_header(body, line);
@@ -123,6 +126,20 @@ void NcclTestsParser::on_comment(std::string_view body, int line) {
     if (w.size() < 2 || w[w.size() - 2] != "0" || w.back() != "OK") {
       out_.warnings.push_back(fmt::format("{}: nccl-tests: {}", at(line), body));
     }
+  }
+}
+
+// "# Collective test starting: all_reduce_perf" begins a run; "# Collective test concluded: ..."
+// names the run it ends. collsim's spellings ("allreduce") are read too.
+void NcclTestsParser::on_banner(const std::vector<std::string_view>& w, bool starting, int line) {
+  if (starting) start_table();
+  if (w.size() < 4) return;
+  const std::string stem = perf_program_stem(w[3]);
+  if (!stem.empty()) return add_program(stem, line);
+  try {
+    table().programs.push_back({std::string(w[3]), parse_collective(w[3]), line});
+  } catch (const RequestError&) {
+    // Not a collective name either; the file may still name its program elsewhere.
   }
 }
 
@@ -184,9 +201,9 @@ void NcclTestsParser::on_row(const std::vector<std::string_view>& words, std::st
   check_algbw(row.bytes, ctx.numbers, at(line));
   row.line = line;
   row.labels = labels_;
-  if (out_.rows.empty()) {
-    out_.format =
-        layout.has_root ? MeasurementFormat::kNcclTests : MeasurementFormat::kNcclTestsOld;
+  Table& t = table();
+  if (t.rows.empty()) {
+    t.format = layout.has_root ? MeasurementFormat::kNcclTests : MeasurementFormat::kNcclTestsOld;
   }
   for (const auto& [name, wrong] :
        {std::pair{"out-of-place", row.wrong}, std::pair{"in-place", row.inplace_wrong}}) {
@@ -218,9 +235,9 @@ void NcclTestsParser::on_row(const std::vector<std::string_view>& words, std::st
   }
   row.ranks = snap.ranks;
   row.ranks_source = snap.source;
-  out_.rows.push_back(std::move(row));
-  context_.push_back(std::move(ctx));
-  snapshots_.push_back(snap);
+  t.rows.push_back(std::move(row));
+  t.context.push_back(std::move(ctx));
+  t.snapshots.push_back(snap);
 }
 
 void NcclTestsParser::on_foreign(std::string_view text, const std::vector<std::string_view>& words,
@@ -241,35 +258,39 @@ void NcclTestsParser::on_foreign(std::string_view text, const std::vector<std::s
   }
 }
 
+// A line naming a *_perf program begins a run, whether it launches it or a curator's note says
+// what ran.
 void NcclTestsParser::on_command(std::string_view text, int line) {
   auto cmd = parse_launch_command(text);
   if (!cmd) return;
+  start_table();
   add_program(cmd->program, line);
   for (auto& [k, v] : cmd->env) out_.env.emplace(k, v);
-  if (cmd->is_command && !launch_) {
-    launch_ = std::move(cmd);
-    out_.command = std::string(trim(text));
+  if (cmd->is_command && !table().launch) {
+    table().launch = std::move(cmd);
+    table().command = std::string(trim(text));
   }
 }
 
 void NcclTestsParser::add_program(std::string_view stem, int line) {
-  programs_.push_back({std::string(stem) + "_perf", collective_of_program(stem), line});
+  table().programs.push_back({std::string(stem) + "_perf", collective_of_program(stem), line});
 }
 
 void NcclTestsParser::on_average(std::string_view value, int line) {
   const std::vector<std::string_view> words = split_words(value);
   const auto printed = words.empty() ? std::nullopt : parse_printed(words[0]);
   if (!printed) return;
-  out_.avg_busbw_GBps.push_back(printed->value);
+  Table& t = table();
+  t.averages.push_back(printed->value);
   double sum = 0;
   int n = 0;
-  for (std::size_t i = average_from_; i < out_.rows.size(); ++i) {
-    for (const Half& h : context_[i].numbers.halves) {
+  for (std::size_t i = average_from_; i < t.rows.size(); ++i) {
+    for (const Half& h : t.context[i].numbers.halves) {
       sum += h.busbw.value;
       ++n;
     }
   }
-  average_from_ = out_.rows.size();
+  average_from_ = t.rows.size();
   if (n == 0) return;
   // nccl-tests averages the unrounded busbw of every half, so the mean of the printed values can
   // be off by their rounding (0.005) plus the rounding of the printed average.

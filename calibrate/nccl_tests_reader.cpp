@@ -14,30 +14,61 @@
 
 namespace collsim {
 
-MeasurementFile read_measurements(const std::string& path, const ReadOptions& options) {
+namespace {
+
+// The lines of `text` without their line ends, "\n" or "\r\n".
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    lines.push_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
+// The one part of `parts`; a file of several collectives is an error at the second one's first
+// row.
+MeasurementFile only_part(std::vector<MeasurementFile> parts) {
+  if (parts.size() > 1) {
+    const MeasurementFile& second = parts[1];
+    throw MeasurementError(fmt::format(
+        "{}:{}: rows of {} ({}) after those of {} ({}); expected one collective here "
+        "(read_measurement_parts() reads a file of several)",
+        second.path, second.rows.front().line, to_string(second.collective),
+        second.collective_source, to_string(parts[0].collective), parts[0].collective_source));
+  }
+  return std::move(parts.front());
+}
+
+}  // namespace
+
+std::vector<MeasurementFile> read_measurement_parts(const std::string& path,
+                                                    const ReadOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw MeasurementError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_measurements(text.str(), path, options);
+  return parse_measurement_parts(text.str(), path, options);
 }
 
-MeasurementFile parse_measurements(std::string_view text, const std::string& path,
-                                   const ReadOptions& options) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    lines.push_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
+MeasurementFile read_measurements(const std::string& path, const ReadOptions& options) {
+  return only_part(read_measurement_parts(path, options));
+}
+
+std::vector<MeasurementFile> parse_measurement_parts(std::string_view text, const std::string& path,
+                                                     const ReadOptions& options) {
+  const std::vector<std::string_view> lines = split_lines(text);
   // The first line that is not blank or a comment tells the format apart.
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view t = detail::trim(lines[i]);
     if (t.empty() || t.starts_with('#')) continue;
-    if (t == csv_header()) return detail::parse_collsim_csv(lines, path, options);
+    if (t == csv_header()) return {detail::parse_collsim_csv(lines, path, options)};
     if (t.starts_with("collective,")) {
       throw MeasurementError(
           fmt::format("{}:{}: expected the collsim CSV header \"{}\", got \"{}\"", path, i + 1,
@@ -46,8 +77,13 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& pat
     break;
   }
   detail::NcclTestsParser parser(path, options);
-  for (std::size_t i = 0; i < lines.size(); ++i) parser.feed(static_cast<int>(i) + 1, lines[i]);
+  for (const detail::LogLine& l : detail::unwrap_log(lines)) parser.feed(l.line, l.text);
   return parser.finish();
+}
+
+MeasurementFile parse_measurements(std::string_view text, const std::string& path,
+                                   const ReadOptions& options) {
+  return only_part(parse_measurement_parts(text, path, options));
 }
 
 }  // namespace collsim

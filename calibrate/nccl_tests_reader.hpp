@@ -4,13 +4,17 @@
 //   MeasurementFile m = read_measurements("logs/all_reduce.txt");  // throws MeasurementError
 //   ReadOptions op{.collective = Collective::kAllGather};           // what --op says
 //   MeasurementFile n = read_measurements("logs/unnamed.txt", op);
+//   std::vector<MeasurementFile> p = read_measurement_parts("logs/sweep.txt");  // per collective
 //
 // `collsim bench` writes the same table, opening with "# Collective test starting: <op>" as
 // nccl-tests does, so this reader needs nothing more for it.
 //
 // How a file is read:
-// - Launcher tags are removed first: Open MPI's "[1,0]<stdout>:", Intel MPI's "[0] ", srun's
-//   "0: "; "<stderr>" lines are skipped.
+// - The launcher's wrapping is undone first (detail::unwrap_log): "\r\n" line ends; Open MPI's
+//   --tag-output tags, "[1,0]<stdout>:" and "[1,0]<stderr>:" alike, also where one cuts into
+//   another rank's unfinished line (whose pieces are joined again); Intel MPI's "[0] ", srun's
+//   "0: " and Ray's "(head, rank=0, pid=3808) " at the start of a line. A row's line number is
+//   the line where it begins.
 // - A line whose first word reads as a number ("33554432", but also "3.3e7" or "32M", which are
 //   then reported as a size in the wrong unit) is a table row and must be complete: as many
 //   columns as the column header above it (13 with root and "#wrong", 12 in the older format
@@ -27,9 +31,24 @@
 //   word of prose), "# command:" as a command line, the others are kept as free text.
 // - "### KEY=VALUE ..." labels (annotated sweeps) apply to the rows below them, up to the next
 //   label: ALGO and PROTO override NCCL_ALGO / NCCL_PROTO, GPUS sets the rank count.
-// - The collective comes from "# Collective test starting: x_perf" (or collsim's "allreduce") or
-//   the *_perf program of a command line; all of these, and `ReadOptions::collective`, must
-//   agree. If none names it, the read fails asking for --op.
+// - A file may hold several tables (runs), one after the other. A table begins with the first
+//   line of a run ("# nccl-tests version", "# Collective test starting:", "# nThread", a line
+//   naming a *_perf program) that follows the rows of the table before; until its first row,
+//   such lines belong to the same table. Labels, the column layout and the run header of one
+//   table do not carry over to the next.
+// - A table's collective comes from "# Collective test starting: x_perf" (or collsim's
+//   "allreduce"), "# Collective test concluded: x_perf" or the *_perf program of a command line
+//   in it; these must agree. A table that names none takes the collective (and the launch line)
+//   of the table before it (a run repeated without its banner); tables before the first that
+//   names one take that one's. `ReadOptions::collective` (--op) is for files that name none: it
+//   must agree with every collective the file names. If nothing names it, the read fails asking
+//   for --op.
+// - Tables of one collective are read as one MeasurementFile: their rows in file order (a size
+//   measured twice gives two rows, both kept), each with the rank count its own table says, the
+//   devices and "# Avg bus bandwidth" values of them all, and the first one's run header and
+//   command. Tables of different collectives give one MeasurementFile each
+//   (read_measurement_parts), in the order of their first table. What the whole file says
+//   (environment, versions, curator's metadata, warnings, skipped lines) is in every part.
 // - A row's rank count: a "### GPUS=n" label, else a complete rank listing (ranks 0..n-1), else
 //   the launch (processes from mpirun -np / srun -n, or 1 for a command line that starts with
 //   the program, x nThread x nGpus of the header), else the one n that size / count or busbw /
@@ -50,6 +69,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "calibrate/measurement.hpp"
 
@@ -60,10 +80,16 @@ struct ReadOptions {
   std::optional<Collective> collective;
 };
 
-// Throws MeasurementError "path: cannot read: <reason>" when the file cannot be opened.
+// The file's rows, one MeasurementFile per collective it measured. Throws MeasurementError
+// "path: cannot read: <reason>" when the file cannot be opened.
+std::vector<MeasurementFile> read_measurement_parts(const std::string& path,
+                                                    const ReadOptions& options = {});
+// The same, for a file of one collective: a file of several is a MeasurementError.
 MeasurementFile read_measurements(const std::string& path, const ReadOptions& options = {});
 
-// The same, from text already in memory; `path` names it in messages and in the result.
+// The same two, from text already in memory; `path` names it in messages and in the result.
+std::vector<MeasurementFile> parse_measurement_parts(std::string_view text, const std::string& path,
+                                                     const ReadOptions& options = {});
 MeasurementFile parse_measurements(std::string_view text, const std::string& path,
                                    const ReadOptions& options = {});
 

@@ -1,6 +1,6 @@
-// `collsim calibrate CONFIG --measurements FILE... -o OUT.yaml [--min-bytes B] [--max-bytes B]
-//  [--nodes N] [--costs F...] [--fit-substituted]`: fits the cluster's cost parameters to measured
-//  nccl-tests logs or
+// `collsim calibrate CONFIG --measurements FILE... -o OUT.yaml [--op OP] [--min-bytes B]
+//  [--max-bytes B] [--nodes N] [--costs F...] [--fit-substituted]`: fits the cluster's cost
+//  parameters to measured nccl-tests logs or
 // `collsim bench` output (calibrate/calibration.hpp) and writes them as a YAML overlay that any
 // command loads with `--costs OUT.yaml`. Prints each parameter before and after with its standard
 // error and the files that determined it, and the prediction error before and after the fit.
@@ -90,6 +90,7 @@ void register_calibrate(CLI::App& app) {
     args->command_line = "collsim calibrate " + args->config;
     if (args->default_costs) args->command_line += " --default-costs";
     for (const auto& m : args->measurements.files) args->command_line += " --measurements " + m;
+    if (!args->measurements.op.empty()) args->command_line += " --op " + args->measurements.op;
     if (!args->measurements.min_bytes.empty()) {
       args->command_line += " --min-bytes " + args->measurements.min_bytes;
     }

@@ -29,6 +29,9 @@ void add_measurement_options(CLI::App* cmd, MeasurementArgs& m) {
                   "nccl-tests output or `collsim bench` output (table or CSV)")
       ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_option("--op", m.op,
+                  "the collective measured, for files that do not name it (no \"# Collective "
+                  "test starting:\" line or *_perf command); files that do must agree");
   cmd->add_option("--min-bytes", m.min_bytes, "use only rows of at least this size");
   cmd->add_option("--max-bytes", m.max_bytes, "use only rows of at most this size");
 }
@@ -41,10 +44,14 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
     throw RequestError(
         fmt::format("--min-bytes {} is above --max-bytes {}", m.min_bytes, m.max_bytes));
   }
+  ReadOptions options;
+  if (!m.op.empty()) options.collective = parse_collective(m.op);
   std::vector<MeasurementFile> files;
   for (const std::string& f : m.files) {
-    files.push_back(read_measurements(f));
-    keep_sizes(files.back(), lo, hi);
+    for (MeasurementFile& part : read_measurement_parts(f, options)) {
+      keep_sizes(part, lo, hi);
+      files.push_back(std::move(part));
+    }
   }
   return files;
 }

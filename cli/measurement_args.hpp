@@ -1,9 +1,9 @@
-// The options `calibrate` and `validate` share: the measurement files and the size range of the
-// rows to use (docs/cli.md), read and filtered.
+// The options `calibrate` and `validate` share: the measurement files, the collective of files
+// that do not name it, and the size range of the rows to use (docs/cli.md), read and filtered.
 //
 //   MeasurementArgs m;  add_measurement_options(cmd, m);
 //   std::vector<MeasurementFile> files = read_measurement_args(m);  // MeasurementError,
-//   RequestError
+//   RequestError; one per collective of each file
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,7 @@ namespace collsim {
 
 struct MeasurementArgs {
   std::vector<std::string> files;
+  std::string op;         // "": the files must name their collective
   std::string min_bytes;  // "": no bound
   std::string max_bytes;
 };

@@ -1,9 +1,10 @@
-// `collsim validate CONFIG --measurements FILE... [--min-bytes B] [--max-bytes B]
+// `collsim validate CONFIG --measurements FILE... [--op OP] [--min-bytes B] [--max-bytes B]
 //  [--model sim|contention-free|alpha-beta|nccl] [--costs F...] [--nodes N] [--format
 //  table|csv|json]`: collsim's prediction against every measured row (nccl-tests logs
-// or `collsim bench` output), the signed error, and median / p90 / max absolute error per file and
-// overall (docs/cli.md fixes the JSON keys). Which algorithm and protocol a row is compared with:
-// calibrate/row_model.hpp (the file's NCCL_ALGO / NCCL_PROTO or label, else NCCL's own choice).
+// or `collsim bench` output), the signed error, and median / p90 / max absolute error per file (per
+// collective of a file that holds several) and overall (docs/cli.md fixes the JSON keys). Which
+// algorithm and protocol a row is compared with: calibrate/row_model.hpp (the file's NCCL_ALGO /
+// NCCL_PROTO or label, else NCCL's own choice).
 // --model nccl gives NCCL's tuning-model time for NCCL's own pick instead, for comparison.
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
@@ -56,7 +58,22 @@ nlohmann::ordered_json stats_json(const ErrorStats& s) {
   return j;
 }
 
-void print_json(const Validation& v) {
+// The paths of the files that hold several collectives, whose parts the output tells apart.
+std::set<std::string> files_of_several(const std::vector<MeasurementFile>& files) {
+  std::set<std::string> seen, several;
+  for (const MeasurementFile& f : files) {
+    if (!seen.insert(f.path).second) several.insert(f.path);
+  }
+  return several;
+}
+
+std::string part_suffix(const std::set<std::string>& several, const std::string& path,
+                        Collective c) {
+  return several.contains(path) ? fmt::format(" ({})", to_string(c)) : "";
+}
+
+// v.per_file has one entry per measurement file, in the order of `files`.
+void print_json(const Validation& v, const std::vector<MeasurementFile>& files) {
   nlohmann::ordered_json j;
   j["rows"] = nlohmann::ordered_json::array();
   for (const ValidationRow& r : v.rows) {
@@ -72,9 +89,10 @@ void print_json(const Validation& v) {
     j["rows"].push_back(std::move(row));
   }
   j["files"] = nlohmann::ordered_json::array();
-  for (const auto& [path, s] : v.per_file) {
-    nlohmann::ordered_json f = stats_json(s);
-    f["path"] = path;
+  for (std::size_t i = 0; i < v.per_file.size(); ++i) {
+    nlohmann::ordered_json f = stats_json(v.per_file[i].second);
+    f["path"] = v.per_file[i].first;
+    f["collective"] = std::string(to_string(files[i].collective));
     j["files"].push_back(std::move(f));
   }
   j["median_abs_error_pct"] = stat(v.overall, v.overall.median_abs_pct);
@@ -103,12 +121,15 @@ void print_stats_line(const std::string& label, const ErrorStats& s) {
              s.median_abs_pct, s.p90_abs_pct, s.max_abs_pct);
 }
 
-void print_table(const Validation& v, const std::string& model) {
+void print_table(const Validation& v, const std::string& model,
+                 const std::vector<MeasurementFile>& files) {
+  const std::set<std::string> several = files_of_several(files);
   std::string current;
   for (const ValidationRow& r : v.rows) {
-    if (r.file != current) {
-      current = r.file;
-      fmt::print("# {}\n", r.file);
+    const std::string part = r.file + part_suffix(several, r.file, r.c.request.collective);
+    if (part != current) {
+      current = part;
+      fmt::print("# {}\n", part);
       fmt::print("{:>6} {:>12} {:<16} {:>12} {:>12} {:>8}  {}\n", "line", "size", "algorithm",
                  "measured_us", "predicted_us", "error", "how chosen");
     }
@@ -128,8 +149,11 @@ void print_table(const Validation& v, const std::string& model) {
     }
   }
   fmt::print("\n");
-  for (const auto& [path, s] : v.per_file) {
-    print_stats_line(std::filesystem::path(path).filename().string(), s);
+  for (std::size_t i = 0; i < v.per_file.size(); ++i) {
+    const auto& [path, s] = v.per_file[i];
+    print_stats_line(std::filesystem::path(path).filename().string() +
+                         part_suffix(several, path, files[i].collective),
+                     s);
   }
   print_stats_line("overall", v.overall);
   print_stats_line("overall, rows simulated as NCCL ran them", v.overall_simulated);
@@ -141,11 +165,11 @@ void run_validate(const ValidateArgs& a) {
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
   const Validation v = validate(topo, files, cost_params(topo), parse_model(a.model));
   if (a.format == "json") {
-    print_json(v);
+    print_json(v, files);
   } else if (a.format == "csv") {
     print_csv(v);
   } else {
-    print_table(v, a.model);
+    print_table(v, a.model, files);
   }
   // A run that predicted nothing has measured nothing: a script must not read it as a pass.
   if (v.overall.rows == 0) {

@@ -63,7 +63,8 @@ const std::vector<BadFile> kBadFiles = {
      ": cannot tell which collective was measured: no \"# Collective test starting:\" line and "
      "no command line naming a *_perf program; pass it with --op (e.g. --op allreduce)"},
     {"two-collectives.txt",
-     ":4: all_reduce_perf here, but all_gather_perf at line 2; expected one collective per file"},
+     ":4: all_reduce_perf here, but all_gather_perf at line 2 for the same rows; expected one "
+     "collective per table"},
     {"hypercube.txt",
      ":3: hypercube_perf measures no collective collsim models; expected one of all_reduce_perf, "
      "all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, alltoall_perf, "

@@ -15,18 +15,45 @@ namespace {
 
 using Assignments = std::vector<std::pair<std::string, std::string>>;
 
-TEST(NcclTestsLines, StripRankTag) {
-  bool err = true;
-  EXPECT_EQ(detail::strip_rank_tag("[1,0]<stdout>:# Using devices", &err), "# Using devices");
-  EXPECT_FALSE(err);
-  EXPECT_EQ(detail::strip_rank_tag("[1,12]<stderr>:oops", &err), "oops");
-  EXPECT_TRUE(err);
-  EXPECT_EQ(detail::strip_rank_tag("[3] #  Rank 3", &err), " #  Rank 3");
-  EXPECT_EQ(detail::strip_rank_tag("12:      8    2 float", &err), "      8    2 float");
-  // Not tags: a row, an NCCL line, a bracketed host.
-  EXPECT_EQ(detail::strip_rank_tag("    8    2 float", &err), "    8    2 float");
-  EXPECT_EQ(detail::strip_rank_tag("gcn151:1:2 [0] NCCL INFO", &err), "gcn151:1:2 [0] NCCL INFO");
-  EXPECT_EQ(detail::strip_rank_tag("[host:123] warning", &err), "[host:123] warning");
+TEST(NcclTestsLines, StripLinePrefix) {
+  EXPECT_EQ(detail::strip_line_prefix("[3] #  Rank 3"), " #  Rank 3");
+  EXPECT_EQ(detail::strip_line_prefix("12:      8    2 float"), "      8    2 float");
+  EXPECT_EQ(detail::strip_line_prefix(" 3: # nThread 1"), " # nThread 1");
+  EXPECT_EQ(detail::strip_line_prefix("(head, rank=0, pid=3808) # nThread 1"), " # nThread 1");
+  EXPECT_EQ(detail::strip_line_prefix("(RayTrainWorker pid=91, ip=10.0.0.2)     8    2 float"),
+            "     8    2 float");
+  // Not prefixes: a row, an NCCL line, a bracketed host, a remark in parentheses.
+  EXPECT_EQ(detail::strip_line_prefix("    8    2 float"), "    8    2 float");
+  EXPECT_EQ(detail::strip_line_prefix("gcn151:1:2 [0] NCCL INFO"), "gcn151:1:2 [0] NCCL INFO");
+  EXPECT_EQ(detail::strip_line_prefix("[host:123] warning"), "[host:123] warning");
+  EXPECT_EQ(detail::strip_line_prefix("(see pid=x) note"), "(see pid=x) note");
+}
+
+std::vector<std::pair<int, std::string>> unwrapped(const std::vector<std::string_view>& lines) {
+  std::vector<std::pair<int, std::string>> out;
+  for (detail::LogLine& l : detail::unwrap_log(lines)) out.emplace_back(l.line, std::move(l.text));
+  return out;
+}
+
+TEST(NcclTestsLines, UnwrapOpenMpiTags) {
+  using Lines = std::vector<std::pair<int, std::string>>;
+  EXPECT_EQ(unwrapped({"[1,0]<stdout>:# Using devices", "[1,12]<stderr>:oops", "plain"}),
+            (Lines{{1, "# Using devices"}, {2, "oops"}, {3, "plain"}}));
+  // Rank 3's line cut into rank 0's row: each rank's pieces make its own line, numbered where
+  // it began, in the order the lines end.
+  // Streams are apart: rank 3's stderr piece waits for its own end.
+  EXPECT_EQ(unwrapped({"[1,0]<stdout>:   8   2  float[1,3]<stdout>:h:1:2 [3] NCCL INFO x",
+                       "[1,3]<stderr>:warn[1,0]<stdout>:  sum  -1", "[1,3]<stderr>:ing"}),
+            (Lines{{1, "h:1:2 [3] NCCL INFO x"}, {1, "   8   2  float  sum  -1"}, {2, "warning"}}));
+  // Left unfinished at the end of the file: still read, in line order.
+  EXPECT_EQ(unwrapped({"[1,1]<stdout>:a[1,0]<stdout>:b", "[1,2]<stdout>:c[1,0]<stdout>:d"}),
+            (Lines{{1, "b"}, {2, "d"}, {1, "a"}, {2, "c"}}));
+  // Untagged text ends where a tag cuts in: a note quoting a tag does not swallow the next line.
+  EXPECT_EQ(unwrapped({"# note: as in [1,0]<stdout>:x", "# command: y"}),
+            (Lines{{1, "# note: as in "}, {1, "x"}, {2, "# command: y"}}));
+  // Not tags: the brackets of an NCCL line, a tag without its stream.
+  EXPECT_EQ(unwrapped({"h:1:2 [0] NCCL INFO [1,0] x", "[1,0]:y"}),
+            (Lines{{1, "h:1:2 [0] NCCL INFO [1,0] x"}, {2, "[1,0]:y"}}));
 }
 
 TEST(NcclTestsLines, DeviceLines) {

@@ -260,9 +260,13 @@ TEST(NcclTestsReader, TaggedLogWithInterleavedOutput) {
   EXPECT_EQ(m.gpu_names, std::vector<std::string>{"NVIDIA A100-SXM4-80GB"});
   EXPECT_EQ(m.nccl_version, "2.18.5");  // from the other rank's INFO line
   EXPECT_EQ(m.skipped_lines, 3);
-  EXPECT_EQ(m.warnings, (std::vector<std::string>{
-                            "log.txt:8: in-place #wrong = 3: nccl-tests found wrong results",
-                            "log.txt:11: nccl-tests: Out of bounds values : 3 FAILED"}));
+  // A stderr line is read like any other: this one is neither nccl-tests nor NCCL output.
+  EXPECT_EQ(m.warnings,
+            (std::vector<std::string>{
+                "log.txt:6: skipped a line that is neither nccl-tests nor NCCL output: \"some "
+                "warning on stderr\"",
+                "log.txt:8: in-place #wrong = 3: nccl-tests found wrong results",
+                "log.txt:11: nccl-tests: Out of bounds values : 3 FAILED"}));
 }
 
 TEST(NcclTestsReader, SrunLabelsAndVersionCodes) {

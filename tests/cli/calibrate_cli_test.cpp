@@ -12,8 +12,10 @@ namespace {
 using test::run_collsim;
 
 const std::string kData = COLLSIM_SOURCE_DIR "/tests/data/nccl-tests/";
-const std::string kAllReduce = kData + "rtx2080ti-x2_1node-pcie-noP2P_allreduce_anthony-hoo-blog.txt";
-const std::string kAllGather = kData + "rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt";
+const std::string kAllReduce =
+    kData + "rtx2080ti-x2_1node-pcie-noP2P_allreduce_anthony-hoo-blog.txt";
+const std::string kAllGather =
+    kData + "rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt";
 
 TEST(ValidateCli, JsonCarriesCliMdKeysPerRowAndTheSummary) {
   const auto r = run_collsim("validate pcie-2gpu --measurements " + kAllGather + " --format json");
@@ -23,10 +25,9 @@ TEST(ValidateCli, JsonCarriesCliMdKeysPerRowAndTheSummary) {
   const auto& row = j.at("rows").front();
   std::vector<std::string> keys;
   for (const auto& [k, v] : row.items()) keys.push_back(k);
-  const std::vector<std::string> want = {"collective", "algorithm", "protocol", "channels",
-                                         "ranks",      "bytes",     "count",    "dtype",
-                                         "time_us",    "algbw_GBps", "busbw_GBps", "measured_us",
-                                         "error_pct"};
+  const std::vector<std::string> want = {
+      "collective", "algorithm", "protocol",   "channels",   "ranks",       "bytes",    "count",
+      "dtype",      "time_us",   "algbw_GBps", "busbw_GBps", "measured_us", "error_pct"};
   ASSERT_GE(keys.size(), want.size());
   EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + want.size()), want);
   // error_pct = (predicted - measured) / measured x 100, signed.
@@ -80,6 +81,70 @@ TEST(CalibrateCli, BadOverlaysAndRangesAreOneLineErrors) {
                   " --min-bytes 1M --max-bytes 1K");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "collsim: --min-bytes 1M is above --max-bytes 1K\n");
+}
+
+const std::string kWrapped = COLLSIM_SOURCE_DIR "/tests/data/nccl-tests-wrapped/";
+// kAllGather without its command line: nothing in it names the collective.
+const std::string kNoCollective =
+    kWrapped + "no-collective_rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt";
+
+// The JSON rows of a validate run, without the file they came from.
+nlohmann::json rows_without_file(const std::string& out) {
+  nlohmann::json rows = nlohmann::json::parse(out).at("rows");
+  for (auto& row : rows) row.erase("file");
+  return rows;
+}
+
+TEST(ValidateCli, OpNamesTheCollectiveOfAFileThatDoesNot) {
+  const auto named =
+      run_collsim("validate pcie-2gpu --measurements " + kAllGather + " --format json");
+  ASSERT_EQ(named.status, 0) << named.err;
+  const auto op = run_collsim("validate pcie-2gpu --measurements " + kNoCollective +
+                              " --op allgather --format json");
+  ASSERT_EQ(op.status, 0) << op.err;
+  EXPECT_EQ(rows_without_file(op.out), rows_without_file(named.out));
+
+  const auto none = run_collsim("validate pcie-2gpu --measurements " + kNoCollective);
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.err, "collsim: " + kNoCollective +
+                          ": cannot tell which collective was measured: no \"# Collective test "
+                          "starting:\" line and no command line naming a *_perf program; pass it "
+                          "with --op (e.g. --op allreduce)\n");
+
+  // A file that names its collective keeps it: --op must agree.
+  const auto clash =
+      run_collsim("validate pcie-2gpu --measurements " + kAllGather + " --op allreduce");
+  EXPECT_EQ(clash.status, 1);
+  EXPECT_EQ(clash.err, "collsim: " + kAllGather +
+                           ":6: the file measured all_gather_perf, but --op says allreduce; "
+                           "expected them to agree\n");
+}
+
+TEST(CalibrateCli, OpIsReadAndRecorded) {
+  const std::string overlay = ::testing::TempDir() + "pcie-op.yaml";
+  const auto c = run_collsim("calibrate pcie-2gpu --measurements " + kNoCollective +
+                             " --op allgather -o " + overlay);
+  ASSERT_EQ(c.status, 0) << c.err;
+  std::ifstream in(overlay);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(" --op allgather -o "), std::string::npos) << text;
+}
+
+TEST(ValidateCli, FileOfSeveralCollectivesIsValidatedPerCollective) {
+  const std::string path = kWrapped + "five-collectives_h100x8_1node_xxrjun-cluster01.txt";
+  const auto r =
+      run_collsim("validate dgx-h100 --measurements " + path + " --max-bytes 64M --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> collectives;
+  for (const auto& f : j.at("files")) {
+    EXPECT_EQ(f.at("path"), path);
+    EXPECT_EQ(f.at("rows"), 2);
+    collectives.push_back(f.at("collective"));
+  }
+  EXPECT_EQ(collectives, (std::vector<std::string>{"allreduce", "allgather", "reducescatter",
+                                                   "alltoall", "sendrecv"}));
+  EXPECT_EQ(j.at("rows").at(2).at("collective"), "allgather");
 }
 
 }  // namespace

@@ -80,6 +80,10 @@ const std::vector<BadCall> kCatalogue = {
      "whole nodes"},
     {"validate dgx-h100 --measurements {D}/nccl-tests-bad/garbage.txt --min-bytes 1X", 1,
      "collsim: --min-bytes: expected a size such as \"64MiB\", got \"1X\""},
+    {"calibrate pcie-2gpu --measurements {D}/nccl-tests-bad/garbage.txt --op allgathr -o x.yaml", 1,
+     "collsim: unknown collective \"allgathr\": expected one of allreduce, allgather, "
+     "reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, sendrecv; did you "
+     "mean \"allgather\"?"},
 };
 
 std::string with_data(std::string s) {
