@@ -99,7 +99,10 @@ std::vector<FileCase> fit_cases(const Topology& topo, const std::vector<Measurem
   std::vector<FileCase> cases;
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     FilePlan plan = plan_measurements(topo, files[fi]);
-    cal.files.push_back(files[fi].path);
+    // A file of several collectives comes as several parts: list it once.
+    if (std::find(cal.files.begin(), cal.files.end(), files[fi].path) == cal.files.end()) {
+      cal.files.push_back(files[fi].path);
+    }
     for (std::string& s : plan.skipped) cal.skipped.push_back(std::move(s));
     for (RowCase& c : plan.cases) {
       if (c.substituted && !options.fit_substituted) {
@@ -235,22 +238,30 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
 }
 
 // The files that carry at least 5 % of the information on parameter j (sum over their rows of
-// w J^2): "a.txt 72%, b.txt 28%".
+// w J^2): "a.txt 72%, b.txt 28%"; the parts of a file of several collectives count as one.
 std::string information_shares(const LsqResult& fit, Eigen::Index j,
                                const std::vector<FitRow>& rows,
                                const std::vector<MeasurementFile>& files) {
-  std::vector<double> share(files.size(), 0.0);
+  std::vector<std::string> paths;
+  std::vector<double> share;
   double total = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto ii = static_cast<Eigen::Index>(i);
     const double info = fit.weights[ii] * fit.jacobian(ii, j) * fit.jacobian(ii, j);
-    share[rows[i].file] += info;
+    const std::string& path = files[rows[i].file].path;
+    const auto at = std::find(paths.begin(), paths.end(), path);
+    if (at == paths.end()) {
+      paths.push_back(path);
+      share.push_back(info);
+    } else {
+      share[static_cast<std::size_t>(at - paths.begin())] += info;
+    }
     total += info;
   }
   std::vector<std::string> parts;
-  for (std::size_t f = 0; f < files.size(); ++f) {
+  for (std::size_t f = 0; f < paths.size(); ++f) {
     if (total > 0 && share[f] / total >= 0.05) {
-      parts.push_back(fmt::format("{} {:.0f}%", files[f].path, 100 * share[f] / total));
+      parts.push_back(fmt::format("{} {:.0f}%", paths[f], 100 * share[f] / total));
     }
   }
   return fmt::format("{}", fmt::join(parts, ", "));
