@@ -80,8 +80,12 @@ struct ReadOptions {
   std::optional<Collective> collective;
 };
 
-// The file's rows, one MeasurementFile per collective it measured. Throws MeasurementError
-// "path: cannot read: <reason>" when the file cannot be opened.
+// The largest measurement file read (a MeasurementError beyond it): real logs are kilobytes.
+inline constexpr std::size_t kMaxMeasurementBytes = std::size_t{64} << 20;
+
+// The file's rows, one MeasurementFile per collective it measured; "-" reads standard input.
+// Throws MeasurementError "path: cannot read: <reason>" when the file cannot be opened, and
+// when it is larger than kMaxMeasurementBytes.
 std::vector<MeasurementFile> read_measurement_parts(const std::string& path,
                                                     const ReadOptions& options = {});
 // The same, for a file of one collective: a file of several is a MeasurementError.

@@ -26,9 +26,14 @@ std::uint64_t size_option(const std::string& text, const char* option, std::uint
 
 void add_measurement_options(CLI::App* cmd, MeasurementArgs& m) {
   cmd->add_option("--measurements", m.files,
-                  "nccl-tests output or `collsim bench` output (table or CSV)")
+                  "nccl-tests output or `collsim bench` output (table or CSV); - for standard "
+                  "input")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::Validator(
+          [](const std::string& path) {
+            return path == "-" ? std::string() : CLI::ExistingFile(path);  // - is stdin
+          },
+          "FILE or -"));
   cmd->add_option("--op", m.op,
                   "the collective measured, for files that do not name it (no \"# Collective "
                   "test starting:\" line or *_perf command); files that do must agree");

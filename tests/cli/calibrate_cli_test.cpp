@@ -1,6 +1,7 @@
 // `collsim calibrate`, `collsim validate` and `--costs`, end to end through the binary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -168,6 +169,33 @@ TEST(ValidateCli, NoPredictableRowIsNoStatisticAndAFailure) {
       run_collsim("validate dgx-h100 --measurements " + log + " --format json");
   EXPECT_EQ(json.status, 1);
   EXPECT_TRUE(nlohmann::json::parse(json.out)["median_abs_error_pct"].is_null()) << json.out;
+}
+
+}  // namespace
+}  // namespace collsim::test
+
+namespace collsim::test {
+namespace {
+
+TEST(ValidateCli, ReadsALogFromStandardInput) {
+  const std::string log =
+      COLLSIM_SOURCE_DIR "/tests/data/nccl-tests/h100x8_1node_allgather_xxrjun-cluster01.txt";
+  const CommandResult named = run_collsim("validate dgx-h100 --format csv --measurements " + log);
+  const CommandResult piped =
+      run_collsim("validate dgx-h100 --format csv --measurements - < " + log);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  // The same rows; only the file column says where they came from.
+  EXPECT_EQ(std::count(piped.out.begin(), piped.out.end(), '\n'),
+            std::count(named.out.begin(), named.out.end(), '\n'));
+  EXPECT_NE(piped.out.find(",stdin,"), std::string::npos) << piped.out;
+}
+
+TEST(ValidateCli, AnEndlessLogIsRefusedAtItsSizeCap) {
+  const CommandResult r = run_collsim("validate dgx-h100 --measurements /dev/zero");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "collsim: /dev/zero: larger than 64 MiB; expected an nccl-tests log or collsim's "
+            "output\n");
 }
 
 }  // namespace
