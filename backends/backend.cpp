@@ -86,22 +86,4 @@ RunResult DryRunBackend::run(const Schedule& s, HostBuffers& buffers, const RunO
   return res;
 }
 
-StuckReport::StuckReport(std::string_view backend)
-    : msg_(fmt::format("{} backend: the schedule cannot finish; stuck:", backend)) {}
-
-void StuckReport::add(int rank, int channel, std::uint64_t op_index, const Op& op,
-                      std::string_view why) {
-  if (listed_ == kMaxListed) {
-    ++more_;
-    return;
-  }
-  msg_ += fmt::format("{} rank {} channel {} op {} ({}) {}", listed_ == 0 ? "" : ";", rank,
-                      channel, op_index, describe(op), why);
-  ++listed_;
-}
-
-std::string StuckReport::str() const {
-  return more_ > 0 ? fmt::format("{}; and {} more streams", msg_, more_) : msg_;
-}
-
 }  // namespace collsim
