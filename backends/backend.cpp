@@ -5,6 +5,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
 
 #include "topology/error.hpp"
 
@@ -56,6 +57,14 @@ std::vector<std::string> ProcessGroup::describe_processes() {
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) != 0) host = {'?'};
   return {fmt::format("{}:{}", host.data(), static_cast<long>(getpid()))};
+}
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE",
+                        "SLURM_STEP_NUM_TASKS"}) {
+    if (std::getenv(v) != nullptr) return true;
+  }
+  return false;
 }
 
 std::vector<int> Backend::local_ranks(const Schedule& s) const {

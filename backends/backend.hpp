@@ -103,6 +103,12 @@ class ProcessGroup {
   virtual void abort_all(int /*code*/) {}
 };
 
+// Whether an MPI launcher (mpirun / mpiexec / srun) started this process, from the environment
+// it sets (Open MPI, MPICH / Intel MPI's PMI, PMIx, Slurm); needs no MPI. Decides whether `nccl`
+// runs one process over all visible GPUs or one rank per process, and whether the MPI backend
+// can run here (registry.hpp's BackendNeeds::kMpiLauncher).
+bool launched_by_mpi();
+
 class Backend {
  public:
   virtual ~Backend() = default;
