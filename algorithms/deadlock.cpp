@@ -36,7 +36,10 @@ class AbstractRun final : public WalkHooks {
 
  private:
   // No data: only the walk's piece counts move.
-  void local(const WalkStream&, const Op&) override {}
+  std::byte* address(const WalkStream&, const BufferRef&) override { return nullptr; }
+  void copy(const WalkStream&, std::byte*, const std::byte*, std::size_t) override {}
+  void reduce(const WalkStream&, std::byte*, const std::byte*, const std::byte*, std::size_t,
+              bool) override {}
   bool receive(const WalkStream&, const Op&, const WalkPiece&) override { return true; }
   bool send(const WalkStream&, const Op&, const WalkPiece&) override { return true; }
   void ready(int id) override { queue_.push_back(id); }

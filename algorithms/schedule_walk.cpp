@@ -8,6 +8,41 @@
 
 namespace collsim {
 
+const std::byte* WalkHooks::apply(const WalkStream& st, const Op& op, const WalkPiece& piece,
+                                  const std::byte* in, std::byte* scratch) {
+  std::byte* dst = writes_dst(op.kind) ? address(st, op.dst) + piece.offset : nullptr;
+  const std::byte* src = reads_src(op.kind) ? address(st, op.src) + piece.offset : nullptr;
+  const std::size_t n = piece.bytes;
+  switch (op.kind) {
+    case OpKind::kRecv:
+    case OpKind::kRecvCopySend:
+      copy(st, dst, in, n);
+      break;
+    case OpKind::kRecvReduce:
+      reduce(st, dst, dst, in, n, op.postop);
+      break;
+    case OpKind::kRecvReduceCopy:
+    case OpKind::kRecvReduceCopySend:
+      reduce(st, dst, src, in, n, op.postop);
+      break;
+    case OpKind::kRecvReduceSend:
+      reduce(st, scratch, src, in, n, op.postop);
+      return scratch;
+    default:
+      break;
+  }
+  return sends(op.kind) ? dst : nullptr;
+}
+
+void WalkHooks::apply_local(const WalkStream& st, const Op& op) {
+  std::byte* dst = address(st, op.dst);
+  if (op.kind == OpKind::kCopy) {
+    copy(st, dst, address(st, op.src), op.bytes);
+  } else {
+    reduce(st, dst, dst, address(st, op.src), op.bytes, op.postop);
+  }
+}
+
 ScheduleWalk::ScheduleWalk(const Schedule& s, WalkHooks& hooks, WalkOptions options)
     : hooks_(hooks),
       lock_(options.lock),
@@ -58,7 +93,7 @@ bool ScheduleWalk::advance(int id) {
   WalkStream& st = streams_[id];
   hooks_.enter(st);
   if (st.wait_ != WalkWait::kNone) {  // a round retries a stream nobody woke
-    Section g(lock_);
+    const auto g = guard();
     park(st, WalkWait::kNone, -1);
   }
   bool progress = false;
@@ -66,7 +101,7 @@ bool ScheduleWalk::advance(int id) {
     const Op& op = st.cursor_.op();
     if (!st.started_ && !start(st, op, progress)) return progress;
     if (!receives(op.kind) && !sends(op.kind)) {
-      hooks_.local(st, op);
+      hooks_.apply_local(st, op);
     } else if (!walk_pieces(st, op, progress)) {
       return progress;
     }
@@ -79,7 +114,7 @@ bool ScheduleWalk::advance(int id) {
 bool ScheduleWalk::start(WalkStream& st, const Op& op, bool& progress) {
   if (!dependencies_met(st, progress)) return false;
   if (credits_) {
-    Section g(lock_);  // other threads add connections too
+    const auto g = guard();  // other threads add connections too
     st.in_ = receives(op.kind) ? &conn(st.channel_, op.recv_peer, st.rank_) : nullptr;
     st.out_ = sends(op.kind) ? &conn(st.channel_, st.rank_, op.send_peer) : nullptr;
   }
@@ -92,7 +127,7 @@ bool ScheduleWalk::dependencies_met(WalkStream& st, bool& progress) {
   while (st.next_dep_ < st.deps_.size() && st.deps_[st.next_dep_].op == st.index()) {
     const WalkStream::Dep& d = st.deps_[st.next_dep_];
     {
-      Section g(lock_);
+      const auto g = guard();
       if (streams_[d.after].done_ops_ <= d.after_op) {
         park(st, WalkWait::kDependency, d.after);
         return false;
@@ -129,7 +164,7 @@ bool ScheduleWalk::walk_pieces(WalkStream& st, const Op& op, bool& progress) {
 bool ScheduleWalk::receive(WalkStream& st, const Op& op, WalkPiece piece) {
   const int sender = id_of(op.recv_peer, st.channel_);
   if (credits_) {
-    Section g(lock_);
+    const auto g = guard();
     if (st.in_->posted == st.in_->consumed) {
       st.in_->parked_receiver = st.id_;
       park(st, WalkWait::kData, sender);
@@ -138,7 +173,7 @@ bool ScheduleWalk::receive(WalkStream& st, const Op& op, WalkPiece piece) {
     piece.seq = st.in_->consumed;
   }
   const bool got = hooks_.receive(st, op, piece);  // without the lock: it moves the bytes
-  Section g(lock_);
+  const auto g = guard();
   if (!got) {
     park(st, WalkWait::kData, sender);
     return false;
@@ -153,7 +188,7 @@ bool ScheduleWalk::receive(WalkStream& st, const Op& op, WalkPiece piece) {
 bool ScheduleWalk::send(WalkStream& st, const Op& op, WalkPiece piece) {
   const int receiver = id_of(op.send_peer, st.channel_);
   if (credits_) {
-    Section g(lock_);
+    const auto g = guard();
     if (st.out_->posted - st.out_->consumed >= slots_) {
       st.out_->parked_sender = st.id_;
       park(st, WalkWait::kSlot, receiver);
@@ -162,7 +197,7 @@ bool ScheduleWalk::send(WalkStream& st, const Op& op, WalkPiece piece) {
     piece.seq = st.out_->posted;
   }
   const bool sent = hooks_.send(st, op, piece);
-  Section g(lock_);
+  const auto g = guard();
   if (!sent) {
     park(st, WalkWait::kSlot, receiver);
     return false;
@@ -185,7 +220,7 @@ void ScheduleWalk::complete(WalkStream& st, const Op& op) {
   st.cursor_.next();  // `op` is gone from here on
   st.started_ = false;
   st.piece_ = 0;
-  Section g(lock_);
+  const auto g = guard();
   ++st.done_ops_;
   ++ops_;
   if (st.done()) --unfinished_;
@@ -216,22 +251,11 @@ WalkStream::Conn& ScheduleWalk::conn(int channel, int from, int to) {
 
 void ScheduleWalk::for_each_stuck(
     const std::function<void(const WalkStream&, std::string_view)>& f) const {
+  // Indexed by WalkWait.
+  static constexpr const char* kWhy[] = {"made no progress", "waits for data",
+                                         "waits for a free slot", "waits for a dependency"};
   for (const WalkStream& st : streams_) {
-    if (st.done()) continue;
-    switch (st.wait_) {
-      case WalkWait::kData:
-        f(st, "waits for data");
-        break;
-      case WalkWait::kSlot:
-        f(st, "waits for a free slot");
-        break;
-      case WalkWait::kDependency:
-        f(st, "waits for a dependency");
-        break;
-      case WalkWait::kNone:
-        f(st, "made no progress");
-        break;
-    }
+    if (!st.done()) f(st, kWhy[static_cast<int>(st.wait_)]);
   }
 }
 

@@ -9,19 +9,17 @@
 // a piece was posted (rules 2-4). Without them (MPI: the peer is another process; NCCL: its own
 // buffering) the executor's hooks decide by refusing a piece.
 //
-// The executor supplies WalkHooks: `receive` and `send` one piece, `local` a copy or reduce op,
-// `begin` / `end` around every op (op timings), `depend` / `release` at cross-channel
-// dependencies (the GPU backends order their streams with events there), `ready` when a parked
-// stream can move again. advance(id) runs one stream as far as it can and parks it on the one
-// thing it waits for. Executors either advance every stream in rounds until a round makes no
-// progress (MPI, CUDA, NCCL) or advance only the streams `ready` names (CPU, deadlock check).
-// What is stuck then is named by stuck_report(), never left to hang.
+// The executor supplies WalkHooks: its memory (`address`, `copy`, `reduce`: the walk applies the
+// op kinds with them), `receive` and `send` one piece, `begin` / `end` around every op (op
+// timings), `depend` / `release` at cross-channel dependencies (the GPU backends order their
+// streams with events there), `ready` when a parked stream can move again. advance(id) runs one
+// stream as far as it can and parks it on the one thing it waits for. Executors either advance
+// every stream in rounds until a round makes no progress (MPI, CUDA, NCCL) or advance only the
+// streams `ready` names (CPU, deadlock check). What is stuck then is named by stuck_report(), never
+// left to hang.
 //
-//   struct Count final : WalkHooks {   // moves nothing: the walk alone, as the deadlock check
-//     void local(const WalkStream&, const Op&) override {}
-//     bool receive(const WalkStream&, const Op&, const WalkPiece&) override { return true; }
-//     bool send(const WalkStream&, const Op&, const WalkPiece&) override { return true; }
-//   } hooks;
+//   struct Mine final : WalkHooks { ... };   // address, copy, reduce, receive, send
+//   Mine hooks;
 //   ScheduleWalk walk(s, hooks);
 //   while (walk.round()) {}
 //   if (!walk.finished()) throw BackendError(walk.stuck_report("count backend"));
@@ -118,24 +116,30 @@ class WalkStream {
   int waits_for_ = -1;
 };
 
-// What an executor does at each step of the walk. `receive` and `send` may refuse (return false)
-// while the piece has not arrived or there is no room; the walk then parks the stream and offers
-// the same piece again later. With FIFO credits the walk calls them only when the credit is
-// there, and a refusal merely parks the stream without naming what will wake it.
+// What an executor supplies: its memory (address, copy, reduce), its transport (receive, send)
+// and what it does at the walk's events. `receive` and `send` may refuse a piece (return false)
+// while it has not arrived or there is no room; the walk then parks the stream and offers the
+// same piece later. With FIFO credits the walk calls them only once the credit is there.
 class WalkHooks {
  public:
   virtual ~WalkHooks() = default;
+
+  // Where st.rank() keeps `ref`, and the two operations every op's data work is made of.
+  virtual std::byte* address(const WalkStream& st, const BufferRef& ref) = 0;
+  virtual void copy(const WalkStream& st, std::byte* dst, const std::byte* src, std::size_t n) = 0;
+  virtual void reduce(const WalkStream& st, std::byte* dst, const std::byte* a, const std::byte* b,
+                      std::size_t n, bool postop) = 0;
+
+  // Receives `piece` and applies it (apply() below); for a fused op it also keeps the bytes that
+  // send() will pass on.
+  virtual bool receive(const WalkStream& st, const Op& op, const WalkPiece& piece) = 0;
+  // Posts `piece`: the op's source bytes, or for a fused op what receive() kept.
+  virtual bool send(const WalkStream& st, const Op& op, const WalkPiece& piece) = 0;
+
   // Before the walk advances `st` (the GPU backends make its device current).
   virtual void enter(const WalkStream& /*st*/) {}
-  // Once per op, when its dependencies are met, before its first piece or local work.
+  // Once per op, when its dependencies are met, before any of its work.
   virtual void begin(const WalkStream& /*st*/, const Op& /*op*/) {}
-  // A copy or reduce op, all of it.
-  virtual void local(const WalkStream& st, const Op& op) = 0;
-  // Receives `piece` and applies it as the op says; for a fused op it also readies the bytes
-  // that send() will pass on.
-  virtual bool receive(const WalkStream& st, const Op& op, const WalkPiece& piece) = 0;
-  // Posts `piece`: the op's source bytes, or for a fused op what receive() readied.
-  virtual bool send(const WalkStream& st, const Op& op, const WalkPiece& piece) = 0;
   // The op completed; st.index() is still its index.
   virtual void end(const WalkStream& /*st*/, const Op& /*op*/) {}
   // `st` passed dependency `index` (of dependencies(st.rank())): what it waited for completed.
@@ -144,6 +148,14 @@ class WalkHooks {
   virtual void release(const WalkStream& /*st*/, std::size_t /*index*/) {}
   // Stream `id`, parked, can move again (called with WalkOptions::lock held).
   virtual void ready(int /*id*/) {}
+
+  // What an op does with a received piece whose bytes are at `in` (schedule.hpp's op kinds),
+  // through copy() and reduce(). Returns where a fused op's outgoing bytes are: `scratch` (room
+  // for the piece) for recv-reduce-send, the op's dst for the others; nullptr if it sends none.
+  const std::byte* apply(const WalkStream& st, const Op& op, const WalkPiece& piece,
+                         const std::byte* in, std::byte* scratch);
+  // A copy or reduce op, all of it.
+  void apply_local(const WalkStream& st, const Op& op);
 };
 
 struct WalkOptions {
@@ -180,22 +192,10 @@ class ScheduleWalk {
   std::string stuck_report(std::string_view executor) const;
 
  private:
-  // Holds WalkOptions::lock, if any, for a section touching shared state.
-  class Section {
-   public:
-    explicit Section(std::mutex* m) : m_(m) {
-      if (m_) m_->lock();
-    }
-    ~Section() {
-      if (m_) m_->unlock();
-    }
-    Section(const Section&) = delete;
-    Section& operator=(const Section&) = delete;
-
-   private:
-    std::mutex* m_;
-  };
-
+  // WalkOptions::lock held, if there is one, for a section touching shared state.
+  std::unique_lock<std::mutex> guard() const {
+    return lock_ ? std::unique_lock<std::mutex>(*lock_) : std::unique_lock<std::mutex>();
+  }
   int id_of(int rank, int channel) const;
   void add_dependencies(const Schedule& s, int rank);
   bool start(WalkStream& st, const Op& op, bool& progress);

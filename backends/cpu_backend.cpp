@@ -36,7 +36,8 @@ using Slots = std::vector<Piece>;
 
 // What a stream keeps beyond the walk's state; touched only by the thread advancing it.
 struct StreamData {
-  Piece piece;  // the piece received last (for a fused op: the bytes to pass on)
+  Piece piece;                          // the piece received last
+  const std::byte* outgoing = nullptr;  // what a fused op passes on: in `piece`, or its dst
   Slots* in = nullptr;
   Slots* out = nullptr;
   bool started = false;
@@ -146,20 +147,25 @@ class CpuRun final : public WalkHooks {
     cv_.notify_one();
   }
 
-  std::byte* ptr(int rank, const BufferRef& ref) {
+  std::byte* address(const WalkStream& st, const BufferRef& ref) override {
     switch (ref.buffer) {
       case BufferKind::kInput:
-        return buffers_.input[rank].data() + ref.offset;
+        return buffers_.input[st.rank()].data() + ref.offset;
       case BufferKind::kOutput:
-        return buffers_.output[rank].data() + ref.offset;
+        return buffers_.output[st.rank()].data() + ref.offset;
       case BufferKind::kScratch:
-        return scratch_[rank].data() + ref.offset;
+        return scratch_[st.rank()].data() + ref.offset;
     }
     return nullptr;
   }
 
-  void combine(std::byte* dst, const std::byte* a, const std::byte* b, std::size_t n, bool post) {
-    reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, post ? divisor_ : 0);
+  void copy(const WalkStream&, std::byte* dst, const std::byte* src, std::size_t n) override {
+    if (n > 0) std::memmove(dst, src, n);
+  }
+
+  void reduce(const WalkStream&, std::byte* dst, const std::byte* a, const std::byte* b,
+              std::size_t n, bool postop) override {
+    collsim::reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, postop ? divisor_ : 0);
   }
 
   Slots* fifo(int channel, int from, int to) {
@@ -190,55 +196,24 @@ class CpuRun final : public WalkHooks {
     }
   }
 
-  void local(const WalkStream& st, const Op& op) override {
-    std::byte* d = ptr(st.rank(), op.dst);
-    const std::byte* src = ptr(st.rank(), op.src);
-    if (op.kind == OpKind::kCopy) {
-      if (op.bytes > 0) std::memmove(d, src, op.bytes);
-    } else {
-      combine(d, d, src, op.bytes, op.postop);
-    }
-  }
-
-  // Takes the piece out of its slot and applies it; a fused op leaves what it passes on in
-  // `piece`.
+  // Takes the piece out of its slot and applies it (recv-reduce-send in place).
   bool receive(const WalkStream& st, const Op& op, const WalkPiece& p) override {
-    Piece& in = data_[st.id()].piece;
-    in.swap((*data_[st.id()].in)[p.seq % slots_]);
-    std::byte* d = writes_dst(op.kind) ? ptr(st.rank(), op.dst) + p.offset : nullptr;
-    const std::byte* src = reads_src(op.kind) ? ptr(st.rank(), op.src) + p.offset : nullptr;
-    switch (op.kind) {
-      case OpKind::kRecv:
-      case OpKind::kRecvCopySend:
-        if (p.bytes > 0) std::memcpy(d, in.data(), p.bytes);
-        break;
-      case OpKind::kRecvReduce:
-        combine(d, d, in.data(), p.bytes, op.postop);
-        break;
-      case OpKind::kRecvReduceCopy:
-      case OpKind::kRecvReduceCopySend:
-        combine(d, src, in.data(), p.bytes, op.postop);
-        if (op.kind == OpKind::kRecvReduceCopySend && p.bytes > 0) {
-          std::memcpy(in.data(), d, p.bytes);
-        }
-        break;
-      case OpKind::kRecvReduceSend:
-        combine(in.data(), src, in.data(), p.bytes, op.postop);
-        break;
-      default:
-        break;
-    }
+    StreamData& d = data_[st.id()];
+    d.piece.swap((*d.in)[p.seq % slots_]);
+    d.outgoing = apply(st, op, p, d.piece.data(), d.piece.data());
+    // recv-copy-send passes on the piece as it came: its buffer travels on, no copy of dst.
+    if (op.kind == OpKind::kRecvCopySend) d.outgoing = d.piece.data();
     return true;
   }
 
   bool send(const WalkStream& st, const Op& op, const WalkPiece& p) override {
     StreamData& d = data_[st.id()];
     Piece& slot = (*d.out)[p.seq % slots_];
-    if (receives(op.kind)) {
+    if (receives(op.kind) && d.outgoing == d.piece.data()) {
       slot.swap(d.piece);
     } else {
-      const std::byte* src = ptr(st.rank(), op.src) + p.offset;
-      slot.assign(src, src + p.bytes);
+      const std::byte* from = receives(op.kind) ? d.outgoing : address(st, op.src) + p.offset;
+      slot.assign(from, from + p.bytes);
     }
     return true;
   }

@@ -154,13 +154,18 @@ class CudaRun final : public WalkHooks {
 
   void queued(const WalkStream& st) { p_.dev->count_enqueued(st.rank()); }
 
-  void reduce(const WalkStream& st, void* dst, const void* a, const void* b, std::size_t n,
-              bool post) {
-    launch_reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, post ? divisor_ : 0, stream(st));
+  std::byte* address(const WalkStream& st, const BufferRef& ref) override {
+    return p_.dev->ptr(st.rank(), ref);
+  }
+
+  void reduce(const WalkStream& st, std::byte* dst, const std::byte* a, const std::byte* b,
+              std::size_t n, bool postop) override {
+    launch_reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, postop ? divisor_ : 0,
+                  stream(st));
     queued(st);
   }
 
-  void copy(const WalkStream& st, void* dst, const void* src, std::size_t n) {
+  void copy(const WalkStream& st, std::byte* dst, const std::byte* src, std::size_t n) override {
     if (n == 0 || dst == src) return;
     cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream(st)),
                "cudaMemcpyAsync");
@@ -209,50 +214,14 @@ class CudaRun final : public WalkHooks {
     record(st, p_.dep_events[st.rank()][index]);
   }
 
-  void local(const WalkStream& st, const Op& op) override {
-    std::byte* d = p_.dev->ptr(st.rank(), op.dst);
-    if (op.kind == OpKind::kCopy) {
-      copy(st, d, p_.dev->ptr(st.rank(), op.src), op.bytes);
-    } else {
-      reduce(st, d, d, p_.dev->ptr(st.rank(), op.src), op.bytes, op.postop);
-    }
-  }
-
   // Queues the consumption of piece p.seq of the connection, which the walk saw queued.
   bool receive(const WalkStream& st, const Op& op, const WalkPiece& p) override {
     StreamData& sd = data_[st.id()];
     CudaConn& in = *sd.in;
     const std::uint64_t k = p.seq % slots_;
     wait(st, in.sent[k]);
-    const std::byte* slot = in.fifo + k * in.slot_bytes;
-    std::byte* d = writes_dst(op.kind) ? p_.dev->ptr(st.rank(), op.dst) + p.offset : nullptr;
-    const std::byte* src = reads_src(op.kind) ? p_.dev->ptr(st.rank(), op.src) + p.offset : nullptr;
-    std::byte* staging = p_.dev->staging(st.rank(), st.channel());
-    switch (op.kind) {
-      case OpKind::kRecv:
-        copy(st, d, slot, p.bytes);
-        break;
-      case OpKind::kRecvReduce:
-        reduce(st, d, d, slot, p.bytes, op.postop);
-        break;
-      case OpKind::kRecvReduceCopy:
-        reduce(st, d, src, slot, p.bytes, op.postop);
-        break;
-      case OpKind::kRecvReduceSend:
-        reduce(st, staging, src, slot, p.bytes, op.postop);
-        sd.outgoing = staging;
-        break;
-      case OpKind::kRecvReduceCopySend:
-        reduce(st, d, src, slot, p.bytes, op.postop);
-        sd.outgoing = d;
-        break;
-      case OpKind::kRecvCopySend:
-        copy(st, d, slot, p.bytes);
-        sd.outgoing = d;
-        break;
-      default:
-        break;
-    }
+    sd.outgoing =
+        apply(st, op, p, in.fifo + k * in.slot_bytes, p_.dev->staging(st.rank(), st.channel()));
     record(st, in.consumed[k]);
     return true;
   }
@@ -264,8 +233,7 @@ class CudaRun final : public WalkHooks {
     CudaConn& out = *sd.out;
     const std::uint64_t k = p.seq % slots_;
     if (p.seq >= slots_) wait(st, out.consumed[k]);
-    const std::byte* from =
-        receives(op.kind) ? sd.outgoing : p_.dev->ptr(st.rank(), op.src) + p.offset;
+    const std::byte* from = receives(op.kind) ? sd.outgoing : address(st, op.src) + p.offset;
     if (p.bytes > 0) {
       cuda_check(cudaMemcpyPeerAsync(out.fifo + k * out.slot_bytes, p_.dev->device(out.to), from,
                                      p_.dev->device(st.rank()), p.bytes, stream(st)),

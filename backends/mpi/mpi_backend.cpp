@@ -115,8 +115,11 @@ std::unique_ptr<MpiBackend::Plan> make_plan(const Schedule& s, int rank) {
 
 // What a channel keeps beyond the walk's state.
 struct StreamData {
-  bool staged = false;          // the outgoing piece is in the connection's next staging buffer
-  std::vector<std::byte> held;  // or here, when no staging buffer was free
+  // A fused op's piece: where its outgoing bytes are, and whether the send window had room when
+  // it was received (recv-reduce-send then reduced straight into the next staging buffer).
+  const std::byte* outgoing = nullptr;
+  bool room = false;
+  std::vector<std::byte> held;  // recv-reduce-send's result when there was no room
   InConn* in = nullptr;
   OutConn* out = nullptr;
   Clock::time_point op_start;
@@ -172,7 +175,7 @@ class MpiRun final : public WalkHooks {
   }
 
  private:
-  std::byte* ptr(const BufferRef& ref) {
+  std::byte* address(const WalkStream&, const BufferRef& ref) override {
     switch (ref.buffer) {
       case BufferKind::kInput:
         return b_.input[p_.rank].data() + ref.offset;
@@ -184,8 +187,13 @@ class MpiRun final : public WalkHooks {
     return nullptr;
   }
 
-  void combine(std::byte* dst, const std::byte* a, const std::byte* b, std::size_t n, bool post) {
-    reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, post ? divisor_ : 0);
+  void copy(const WalkStream&, std::byte* dst, const std::byte* src, std::size_t n) override {
+    if (n > 0) std::memmove(dst, src, n);
+  }
+
+  void reduce(const WalkStream&, std::byte* dst, const std::byte* a, const std::byte* b,
+              std::size_t n, bool postop) override {
+    collsim::reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, postop ? divisor_ : 0);
   }
 
   // Keeps min(total, consumed + R) receives posted.
@@ -244,15 +252,6 @@ class MpiRun final : public WalkHooks {
     last_op_end_ = now;
   }
 
-  void local(const WalkStream&, const Op& op) override {
-    std::byte* d = ptr(op.dst);
-    if (op.kind == OpKind::kCopy) {
-      if (op.bytes > 0) std::memmove(d, ptr(op.src), op.bytes);
-    } else {
-      combine(d, d, ptr(op.src), op.bytes, op.postop);
-    }
-  }
-
   // Receives and applies the piece; false if it has not arrived.
   bool receive(const WalkStream& st, const Op& op, const WalkPiece& p) override {
     StreamData& sd = data_[st.id()];
@@ -271,66 +270,33 @@ class MpiRun final : public WalkHooks {
           "expected {} B (the sender's schedule differs from this rank's)",
           p_.rank, st.channel(), st.index(), describe(op), got, in.from, p.bytes));
     }
-    const std::byte* data = in.slots[slot].data();
-    std::byte* outgoing = nullptr;
+    std::byte* scratch = nullptr;
     if (sends(op.kind)) {
-      sd.staged = window_free(*sd.out);
-      if (sd.staged) {
-        outgoing = sd.out->staging[sd.out->posted % sd.out->staging.size()].data();
-      } else {
-        sd.held.resize(p.bytes);
-        outgoing = sd.held.data();
-      }
+      sd.room = window_free(*sd.out);
+      if (!sd.room) sd.held.resize(p.bytes);
+      scratch = sd.room ? sd.out->staging[sd.out->posted % sd.out->staging.size()].data()
+                        : sd.held.data();
     }
-    std::byte* d = writes_dst(op.kind) ? ptr(op.dst) + p.offset : nullptr;
-    const std::byte* src = reads_src(op.kind) ? ptr(op.src) + p.offset : nullptr;
-    const std::size_t len = p.bytes;
-    switch (op.kind) {
-      case OpKind::kRecv:
-        if (len > 0) std::memcpy(d, data, len);
-        break;
-      case OpKind::kRecvReduce:
-        combine(d, d, data, len, op.postop);
-        break;
-      case OpKind::kRecvReduceCopy:
-        combine(d, src, data, len, op.postop);
-        break;
-      case OpKind::kRecvReduceSend:
-        combine(outgoing, src, data, len, op.postop);
-        break;
-      case OpKind::kRecvReduceCopySend:
-        combine(d, src, data, len, op.postop);
-        if (len > 0) std::memcpy(outgoing, d, len);
-        break;
-      case OpKind::kRecvCopySend:
-        if (len > 0) {
-          std::memcpy(d, data, len);
-          std::memcpy(outgoing, data, len);
-        }
-        break;
-      default:
-        break;
-    }
+    sd.outgoing = apply(st, op, p, in.slots[slot].data(), scratch);
     ++in.consumed;
     top_up(in);
     return true;
   }
 
-  // Posts the piece; false if the FIFO is full.
+  // Posts the piece from the connection's next staging buffer; false if the FIFO is full.
   bool send(const WalkStream& st, const Op& op, const WalkPiece& p) override {
     StreamData& sd = data_[st.id()];
     OutConn& out = *sd.out;
     const std::size_t slot = out.posted % out.staging.size();
-    if (!sd.staged) {
-      if (!window_free(out)) return false;
-      const std::byte* from = receives(op.kind) ? sd.held.data() : ptr(op.src) + p.offset;
-      if (p.bytes > 0) std::memcpy(out.staging[slot].data(), from, p.bytes);
-    }
-    mpi_check(MPI_Issend(out.staging[slot].data(), static_cast<int>(p.bytes), MPI_BYTE, out.to,
-                         out.channel, comm_, &out.req[slot]),
+    std::byte* buf = out.staging[slot].data();
+    // With room at receive time nothing else has posted here since: the window still has room.
+    if (!(receives(op.kind) && sd.room) && !window_free(out)) return false;
+    const std::byte* from = receives(op.kind) ? sd.outgoing : address(st, op.src) + p.offset;
+    if (from != buf && p.bytes > 0) std::memcpy(buf, from, p.bytes);
+    mpi_check(MPI_Issend(buf, static_cast<int>(p.bytes), MPI_BYTE, out.to, out.channel, comm_,
+                         &out.req[slot]),
               "MPI_Issend");
     ++out.posted;
-    sd.staged = false;
     return true;
   }
 

@@ -112,13 +112,18 @@ class NcclRun final : public WalkHooks {
     return staging(st) + std::max<std::uint64_t>(16, payload_);
   }
 
-  void reduce(const WalkStream& st, void* dst, const void* a, const void* b, std::size_t n,
-              bool post) {
-    launch_reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, post ? divisor_ : 0, stream(st));
+  std::byte* address(const WalkStream& st, const BufferRef& ref) override {
+    return dev_.ptr(st.rank(), ref);
+  }
+
+  void reduce(const WalkStream& st, std::byte* dst, const std::byte* a, const std::byte* b,
+              std::size_t n, bool postop) override {
+    launch_reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, postop ? divisor_ : 0,
+                  stream(st));
     dev_.count_enqueued(st.rank());
   }
 
-  void copy(const WalkStream& st, void* dst, const void* src, std::size_t n) {
+  void copy(const WalkStream& st, std::byte* dst, const std::byte* src, std::size_t n) override {
     if (n == 0 || dst == src) return;
     cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream(st)),
                "cudaMemcpyAsync");
@@ -182,17 +187,8 @@ class NcclRun final : public WalkHooks {
     record(st, dep_events_[st.rank()][index]);
   }
 
-  void local(const WalkStream& st, const Op& op) override {
-    std::byte* d = dev_.ptr(st.rank(), op.dst);
-    if (op.kind == OpKind::kCopy) {
-      copy(st, d, dev_.ptr(st.rank(), op.src), op.bytes);
-    } else {
-      reduce(st, d, d, dev_.ptr(st.rank(), op.src), op.bytes, op.postop);
-    }
-  }
-
   // A receive is only requested here (the next group posts it); once that group has completed,
-  // the piece that landed is copied or reduced where the op says.
+  // the piece that landed is applied.
   bool receive(const WalkStream& st, const Op& op, const WalkPiece& p) override {
     StreamData& sd = data_[st.id()];
     if (!sd.landed) {
@@ -202,42 +198,14 @@ class NcclRun final : public WalkHooks {
       return false;
     }
     sd.landed = false;
-    const std::byte* in = landing(st);
-    std::byte* d = writes_dst(op.kind) ? dev_.ptr(st.rank(), op.dst) + p.offset : nullptr;
-    const std::byte* src = reads_src(op.kind) ? dev_.ptr(st.rank(), op.src) + p.offset : nullptr;
-    switch (op.kind) {
-      case OpKind::kRecv:
-        copy(st, d, in, p.bytes);
-        break;
-      case OpKind::kRecvReduce:
-        reduce(st, d, d, in, p.bytes, op.postop);
-        break;
-      case OpKind::kRecvReduceCopy:
-        reduce(st, d, src, in, p.bytes, op.postop);
-        break;
-      case OpKind::kRecvReduceSend:
-        reduce(st, staging(st), src, in, p.bytes, op.postop);
-        sd.outgoing = staging(st);
-        break;
-      case OpKind::kRecvReduceCopySend:
-        reduce(st, d, src, in, p.bytes, op.postop);
-        sd.outgoing = d;
-        break;
-      case OpKind::kRecvCopySend:
-        copy(st, d, in, p.bytes);
-        sd.outgoing = d;
-        break;
-      default:
-        break;
-    }
+    sd.outgoing = apply(st, op, p, landing(st), staging(st));
     return true;
   }
 
   // Sends wait for the next group too; the schedule allows them now.
   bool send(const WalkStream& st, const Op& op, const WalkPiece& p) override {
     StreamData& sd = data_[st.id()];
-    const std::byte* data =
-        receives(op.kind) ? sd.outgoing : dev_.ptr(st.rank(), op.src) + p.offset;
+    const std::byte* data = receives(op.kind) ? sd.outgoing : address(st, op.src) + p.offset;
     sd.sends.push_back({data, p.bytes, op.send_peer});
     return true;
   }
