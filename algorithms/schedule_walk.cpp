@@ -115,8 +115,9 @@ bool ScheduleWalk::start(WalkStream& st, const Op& op, bool& progress) {
   if (!dependencies_met(st, progress)) return false;
   if (credits_) {
     const auto g = guard();  // other threads add connections too
-    st.in_ = receives(op.kind) ? &conn(st.channel_, op.recv_peer, st.rank_) : nullptr;
-    st.out_ = sends(op.kind) ? &conn(st.channel_, st.rank_, op.send_peer) : nullptr;
+    auto conn = [&](int from, int to) { return &conns_[connection_key(st.channel_, from, to)]; };
+    st.in_ = receives(op.kind) ? conn(op.recv_peer, st.rank_) : nullptr;
+    st.out_ = sends(op.kind) ? conn(st.rank_, op.send_peer) : nullptr;
   }
   hooks_.begin(st, op);
   st.started_ = true;
@@ -245,10 +246,6 @@ void ScheduleWalk::wake(int id, WalkWait on, int by) {
   hooks_.ready(id);
 }
 
-WalkStream::Conn& ScheduleWalk::conn(int channel, int from, int to) {
-  return conns_[connection_key(channel, from, to)];
-}
-
 void ScheduleWalk::for_each_stuck(
     const std::function<void(const WalkStream&, std::string_view)>& f) const {
   // Indexed by WalkWait.
@@ -260,6 +257,7 @@ void ScheduleWalk::for_each_stuck(
 }
 
 std::string ScheduleWalk::stuck_report(std::string_view executor) const {
+  constexpr int kMaxListed = 8;
   std::string msg = fmt::format("{}: the schedule cannot finish; stuck:", executor);
   int listed = 0;
   int more = 0;

@@ -22,7 +22,7 @@
 //   Mine hooks;
 //   ScheduleWalk walk(s, hooks);
 //   while (walk.round()) {}
-//   if (!walk.finished()) throw BackendError(walk.stuck_report("count backend"));
+//   if (!walk.finished()) throw BackendError(walk.stuck_report("my backend"));
 //
 // Threads: with WalkOptions::lock set, several threads may advance different streams at once.
 // The walk then takes that mutex around its shared state (credits, waits, dependencies) and
@@ -187,8 +187,7 @@ class ScheduleWalk {
   // free slot", "waits for a dependency"; "made no progress" when it is not parked).
   void for_each_stuck(const std::function<void(const WalkStream&, std::string_view why)>& f) const;
   // "<executor>: the schedule cannot finish; stuck: rank 0 channel 0 op 8 (send to rank 1,
-  // 8 B) waits for a free slot; ...; and 3 more streams": the first kMaxListed stuck streams.
-  static constexpr int kMaxListed = 8;
+  // 8 B) waits for a free slot; ...; and 3 more streams": the first 8 stuck streams.
   std::string stuck_report(std::string_view executor) const;
 
  private:
@@ -204,10 +203,9 @@ class ScheduleWalk {
   bool receive(WalkStream& st, const Op& op, WalkPiece piece);
   bool send(WalkStream& st, const Op& op, WalkPiece piece);
   void complete(WalkStream& st, const Op& op);
-  // These three require the lock.
+  // These two require the lock.
   static void park(WalkStream& st, WalkWait wait, int waits_for);
   void wake(int id, WalkWait on, int by);
-  WalkStream::Conn& conn(int channel, int from, int to);
 
   WalkHooks& hooks_;
   std::mutex* lock_;

@@ -5,16 +5,12 @@
 // reuses its slot), so every cudaStreamWaitEvent waits for an event record already queued, and
 // an event is re-recorded only after every wait for its previous record was queued. Nothing on
 // the host waits for a GPU until the run's end.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <map>
-#include <tuple>
 
-#include "algorithms/schedule_walk.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/cuda_plan.hpp"
-#include "backends/cuda/device_kernels.hpp"
+#include "backends/cuda/device_walk.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -35,14 +31,6 @@ CudaBackend::Plan::~Plan() {
 }
 
 namespace {
-
-cudaEvent_t new_event(int device, bool timing) {
-  use_device(device);
-  cudaEvent_t e = nullptr;
-  cuda_check(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming),
-             "cudaEventCreateWithFlags");
-  return e;
-}
 
 std::unique_ptr<CudaBackend::Plan> make_plan(const Schedule& s, const std::vector<int>& ranks,
                                              const std::vector<int>& devices) {
@@ -100,91 +88,43 @@ struct StreamData {
   const std::byte* outgoing = nullptr;  // what a fused op passes on
   CudaConn* in = nullptr;
   CudaConn* out = nullptr;
-  cudaEvent_t op_start = nullptr;
 };
 
-class CudaRun final : public WalkHooks {
+class CudaRun final : public DeviceWalkHooks {
  public:
   CudaRun(CudaBackend::Plan& p, const Schedule& s, const RunOptions& o)
-      : p_(p),
-        s_(s),
-        o_(o),
+      : DeviceWalkHooks(s, *p.dev, o, &p.dep_events),
+        p_(p),
         slots_(static_cast<std::uint64_t>(std::max(1, s.info().fifo.slots))),
-        divisor_(s.info().redop == ReduceOp::kAvg ? s.rank_count() : 0),
         walk_(s, *this, {.ranks = p.dev->ranks(), .fifo_credits = true, .lock = nullptr}),
         data_(walk_.size()) {}
 
   RunResult run() {
     RunResult res;
-    res.rank_time.assign(s_.rank_count(), Time());
-    p_.dev->begin();
+    res.rank_time.assign(p_.info.ranks, Time());
+    dev_.begin();
     // Whatever happens, the devices must not stay parked behind their gates.
     struct OpenGates {
       DeviceRanks& dev;
       ~OpenGates() { dev.open_gates(); }
-    } guard{*p_.dev};
+    } guard{dev_};
     while (!walk_.finished()) {
       if (!walk_.round()) {
         RunResult ignored;
-        p_.dev->end(&ignored);  // let what was queued drain before reporting
+        dev_.end(&ignored);  // let what was queued drain before reporting
         throw BackendError(walk_.stuck_report("cuda backend"));
       }
     }
-    p_.dev->end(&res);
-    for (const auto& [t, start, end] : timed_) {
-      res.op_timings.push_back({t.rank, t.channel, t.index, t.op,
-                                p_.dev->since_start(t.rank, start),
-                                p_.dev->since_start(t.rank, end)});
-      cudaEventDestroy(start);
-      cudaEventDestroy(end);
-    }
-    std::sort(res.op_timings.begin(), res.op_timings.end(),
-              [](const OpTiming& a, const OpTiming& b) {
-                return std::tie(a.rank, a.channel, a.index) < std::tie(b.rank, b.channel, b.index);
-              });
+    dev_.end(&res);
+    res.op_timings = op_timings();
     res.ops = walk_.ops();
     res.bytes_sent = walk_.bytes_sent();
     return res;
   }
 
  private:
-  cudaStream_t stream(const WalkStream& st) const {
-    return p_.dev->stream(st.rank(), st.channel());
-  }
-
-  void queued(const WalkStream& st) { p_.dev->count_enqueued(st.rank()); }
-
-  std::byte* address(const WalkStream& st, const BufferRef& ref) override {
-    return p_.dev->ptr(st.rank(), ref);
-  }
-
-  void reduce(const WalkStream& st, std::byte* dst, const std::byte* a, const std::byte* b,
-              std::size_t n, bool postop) override {
-    launch_reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, postop ? divisor_ : 0,
-                  stream(st));
-    queued(st);
-  }
-
-  void copy(const WalkStream& st, std::byte* dst, const std::byte* src, std::size_t n) override {
-    if (n == 0 || dst == src) return;
-    cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream(st)),
-               "cudaMemcpyAsync");
-    queued(st);
-  }
-
-  void wait(const WalkStream& st, cudaEvent_t e) {
-    cuda_check(cudaStreamWaitEvent(stream(st), e, 0), "cudaStreamWaitEvent");
-    queued(st);
-  }
-
-  void record(const WalkStream& st, cudaEvent_t e) {
-    cuda_check(cudaEventRecord(e, stream(st)), "cudaEventRecord");
-    queued(st);
-  }
-
-  void enter(const WalkStream& st) override { use_device(p_.dev->device(st.rank())); }
-
   void begin(const WalkStream& st, const Op& op) override {
+    DeviceWalkHooks::begin(st, op);
     StreamData& d = data_[st.id()];
     if (receives(op.kind)) {
       d.in = &p_.conns[p_.conn_index.at({st.channel(), op.recv_peer, st.rank()})];
@@ -192,26 +132,6 @@ class CudaRun final : public WalkHooks {
     if (sends(op.kind)) {
       d.out = &p_.conns[p_.conn_index.at({st.channel(), st.rank(), op.send_peer})];
     }
-    if (o_.record_ops) {
-      d.op_start = new_event(p_.dev->device(st.rank()), true);
-      record(st, d.op_start);
-    }
-  }
-
-  void end(const WalkStream& st, const Op& op) override {
-    if (!o_.record_ops) return;
-    cudaEvent_t end = new_event(p_.dev->device(st.rank()), true);
-    record(st, end);
-    timed_.push_back(
-        {OpTiming{st.rank(), st.channel(), st.index(), op, {}, {}}, data_[st.id()].op_start, end});
-  }
-
-  void depend(const WalkStream& st, std::size_t index) override {
-    wait(st, p_.dep_events[st.rank()][index]);
-  }
-
-  void release(const WalkStream& st, std::size_t index) override {
-    record(st, p_.dep_events[st.rank()][index]);
   }
 
   // Queues the consumption of piece p.seq of the connection, which the walk saw queued.
@@ -221,7 +141,7 @@ class CudaRun final : public WalkHooks {
     const std::uint64_t k = p.seq % slots_;
     wait(st, in.sent[k]);
     sd.outgoing =
-        apply(st, op, p, in.fifo + k * in.slot_bytes, p_.dev->staging(st.rank(), st.channel()));
+        apply(st, op, p, in.fifo + k * in.slot_bytes, dev_.staging(st.rank(), st.channel()));
     record(st, in.consumed[k]);
     return true;
   }
@@ -235,29 +155,19 @@ class CudaRun final : public WalkHooks {
     if (p.seq >= slots_) wait(st, out.consumed[k]);
     const std::byte* from = receives(op.kind) ? sd.outgoing : address(st, op.src) + p.offset;
     if (p.bytes > 0) {
-      cuda_check(cudaMemcpyPeerAsync(out.fifo + k * out.slot_bytes, p_.dev->device(out.to), from,
-                                     p_.dev->device(st.rank()), p.bytes, stream(st)),
+      cuda_check(cudaMemcpyPeerAsync(out.fifo + k * out.slot_bytes, dev_.device(out.to), from,
+                                     dev_.device(st.rank()), p.bytes, stream(st)),
                  "cudaMemcpyPeerAsync");
-      queued(st);
+      dev_.count_enqueued(st.rank());
     }
     record(st, out.sent[k]);
     return true;
   }
 
-  struct Timed {
-    OpTiming timing;
-    cudaEvent_t start;
-    cudaEvent_t end;
-  };
-
   CudaBackend::Plan& p_;
-  const Schedule& s_;
-  const RunOptions& o_;
   std::uint64_t slots_;
-  int divisor_;
   ScheduleWalk walk_;
   std::vector<StreamData> data_;  // by stream id
-  std::vector<Timed> timed_;
 };
 
 }  // namespace
