@@ -5,6 +5,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
 
 #include "topology/error.hpp"
 
@@ -58,6 +59,14 @@ std::vector<std::string> ProcessGroup::describe_processes() {
   return {fmt::format("{}:{}", host.data(), static_cast<long>(getpid()))};
 }
 
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE",
+                        "SLURM_STEP_NUM_TASKS"}) {
+    if (std::getenv(v) != nullptr) return true;
+  }
+  return false;
+}
+
 std::vector<int> Backend::local_ranks(const Schedule& s) const {
   std::vector<int> all(s.rank_count());
   for (int r = 0; r < s.rank_count(); ++r) all[r] = r;
@@ -84,24 +93,6 @@ RunResult DryRunBackend::run(const Schedule& s, HostBuffers& buffers, const RunO
   res.wall = collsim::ns(static_cast<double>(ns));
   res.rank_time.assign(s.rank_count(), Time());
   return res;
-}
-
-StuckReport::StuckReport(std::string_view backend)
-    : msg_(fmt::format("{} backend: the schedule cannot finish; stuck:", backend)) {}
-
-void StuckReport::add(int rank, int channel, std::uint64_t op_index, const Op& op,
-                      std::string_view why) {
-  if (listed_ == kMaxListed) {
-    ++more_;
-    return;
-  }
-  msg_ += fmt::format("{} rank {} channel {} op {} ({}) {}", listed_ == 0 ? "" : ";", rank,
-                      channel, op_index, describe(op), why);
-  ++listed_;
-}
-
-std::string StuckReport::str() const {
-  return more_ > 0 ? fmt::format("{}; and {} more streams", msg_, more_) : msg_;
 }
 
 }  // namespace collsim

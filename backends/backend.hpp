@@ -103,6 +103,12 @@ class ProcessGroup {
   virtual void abort_all(int /*code*/) {}
 };
 
+// Whether an MPI launcher (mpirun / mpiexec / srun) started this process, from the environment
+// it sets (Open MPI, MPICH / Intel MPI's PMI, PMIx, Slurm); needs no MPI. Decides whether `nccl`
+// runs one process over all visible GPUs or one rank per process, and whether the MPI backend
+// can run here (registry.hpp's BackendNeeds::kMpiLauncher).
+bool launched_by_mpi();
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -142,22 +148,5 @@ class DryRunBackend final : public Backend {
 // Throws RequestError unless `b` fits `s` for `ranks` (every rank when empty); used by every
 // backend's run().
 void check_buffers(const Schedule& s, const HostBuffers& b, const std::vector<int>& ranks = {});
-
-// The BackendError text for a schedule that cannot finish, shared by every in-process backend:
-//   "<backend> backend: the schedule cannot finish; stuck: rank 0 channel 0 op 8 (send to
-//    rank 1, 8 B) waits for a free slot; ...; and 3 more streams"
-// Lists the first kMaxListed stuck streams and counts the rest.
-class StuckReport {
- public:
-  static constexpr int kMaxListed = 8;
-  explicit StuckReport(std::string_view backend);
-  void add(int rank, int channel, std::uint64_t op_index, const Op& op, std::string_view why);
-  std::string str() const;
-
- private:
-  std::string msg_;
-  int listed_ = 0;
-  int more_ = 0;
-};
 
 }  // namespace collsim

@@ -5,8 +5,9 @@
 // schedule.hpp: at most `fifo.slots` pieces of at most `fifo.slot_payload` bytes each, a piece
 // copied into the FIFO by the sender and out of it by the receiver. A stream that must wait (no
 // piece to receive, no free slot, a dependency not done) is parked on that one event and resumed
-// when it happens, so no thread spins or blocks on a peer. When every unfinished stream is
-// parked the run cannot finish: run() throws BackendError naming the stuck ranks and ops.
+// when it happens, so no thread spins or blocks on a peer (the walk, its credits and its parking
+// are algorithms/ir/schedule_walk.hpp's). When every unfinished stream is parked the run cannot
+// finish: run() throws BackendError naming the stuck ranks and ops.
 // Reductions use reduce_kernels.hpp (avg divides in the schedule's postop ops).
 //
 //   CpuBackend cpu;

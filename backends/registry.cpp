@@ -28,6 +28,11 @@ constexpr const char* kNoNccl =
     "collsim was built without NCCL (COLLSIM_WITH_CUDA=OFF, no toolkit, or no nccl.h / libnccl "
     "found: set NCCL_HOME)";
 
+RequestError unknown_backend(std::string_view name) {
+  return RequestError(
+      fmt::format("unknown backend \"{}\": {}", name, expected_one_of(name, backend_names())));
+}
+
 }  // namespace
 
 const std::vector<std::string>& backend_names() {
@@ -48,6 +53,13 @@ bool backend_built(std::string_view name) {
   if (name == "nccl" || name == "nccl-native") return true;
 #endif
   return false;
+}
+
+BackendNeeds backend_needs(std::string_view name) {
+  if (name == "cpu" || name == "dry-run") return BackendNeeds::kNothing;
+  if (name == "mpi") return BackendNeeds::kMpiLauncher;
+  if (name == "cuda" || name == "nccl" || name == "nccl-native") return BackendNeeds::kGpu;
+  throw unknown_backend(name);
 }
 
 std::unique_ptr<Backend> make_backend(std::string_view name) {
@@ -75,8 +87,7 @@ std::unique_ptr<Backend> make_backend(std::string_view name) {
     throw BackendError(kNoNccl);
 #endif
   }
-  throw RequestError(
-      fmt::format("unknown backend \"{}\": {}", name, expected_one_of(name, backend_names())));
+  throw unknown_backend(name);
 }
 
 }  // namespace collsim

@@ -25,4 +25,10 @@ std::unique_ptr<Backend> make_backend(std::string_view name);
 const std::vector<std::string>& backend_names();
 bool backend_built(std::string_view name);
 
+// What a backend needs at run time beyond being built, so that a test or a driver can tell
+// "cannot run on this machine" from a failure: mpi, an MPI launcher (mpirun) starting one process
+// per rank; cuda, nccl and nccl-native, a GPU. RequestError for an unknown name.
+enum class BackendNeeds { kNothing, kMpiLauncher, kGpu };
+BackendNeeds backend_needs(std::string_view name);
+
 }  // namespace collsim

@@ -92,7 +92,7 @@ void check_request(const Request& r, const AlgorithmInfo& a) {
   if (r.channels < 1 || r.channels > 1024) {
     throw RequestError(fmt::format("channels must be between 1 and 1024, got {}", r.channels));
   }
-  if (r.comm.size() > (1 << 24)) {  // connection keys hold 24-bit ranks (validate_detail.hpp)
+  if (r.comm.size() > (1 << 24)) {  // connection keys hold 24-bit ranks (schedule_walk.hpp)
     throw RequestError(fmt::format("at most 16777216 ranks, got {}", r.comm.size()));
   }
   if (has_root(r.collective) && (r.root < 0 || r.root >= r.comm.size())) {

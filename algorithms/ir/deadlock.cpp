@@ -1,15 +1,15 @@
-// The abstract run behind validate()'s deadlock check: the execution semantics of schedule.hpp
-// with piece counters instead of data. Every stream advances as far as it can; a stream that
-// cannot advance parks on the one thing it waits for (a piece on an incoming connection, a free
-// slot on an outgoing one, or another channel's progress) and is woken when that changes. The
+// The abstract run behind validate()'s deadlock check: the schedule walk (schedule_walk.hpp) with
+// piece counters instead of data. Every stream advances as far as it can; a stream that cannot
+// advance parks on the one thing it waits for (a piece on an incoming connection, a free slot on
+// an outgoing one, or another channel's progress) and is woken when that changes. The
 // processes are deterministic and every wait is on one named event, so (as for Kahn process
 // networks) whether the run completes does not depend on the order streams are advanced in.
 #include <fmt/format.h>
 
 #include <deque>
-#include <unordered_map>
 #include <vector>
 
+#include "algorithms/ir/schedule_walk.hpp"
 #include "algorithms/ir/validate_detail.hpp"
 #include "topology/error.hpp"
 
@@ -17,174 +17,73 @@ namespace collsim::detail {
 
 namespace {
 
-enum class Wait { kNone, kRecv, kSend, kDependency };
-
-struct Conn {
-  std::uint64_t posted = 0;
-  std::uint64_t consumed = 0;
-  int parked_sender = -1;
-  int parked_receiver = -1;
-};
-
-struct Stream {
-  Stream(int r, int c, OpCursor k) : rank(r), channel(c), cursor(std::move(k)) {}
-  int rank = 0;
-  int channel = 0;
-  OpCursor cursor;
-  std::vector<Dependency> deps;  // of this channel, sorted by op
-  std::size_t next_dep = 0;
-  std::uint64_t piece = 0;
-  bool recv_done = false;  // of the current piece (fused ops)
-  bool finished = false;
-  Wait wait = Wait::kNone;
-  int waits_for = -1;           // stream id
-  std::vector<int> dependants;  // streams parked on this stream's progress
-};
-
-class AbstractRun {
+class AbstractRun final : public WalkHooks {
  public:
-  explicit AbstractRun(const Schedule& s) : s_(s), slots_(s.info().fifo.slots) {
-    payload_ = s.info().fifo.slot_payload == 0 ? 1 : s.info().fifo.slot_payload;
-    const int channels = s.channel_count();
-    for (int r = 0; r < s.rank_count(); ++r) {
-      const std::vector<Dependency> deps = s.dependencies(r);
-      for (int c = 0; c < channels; ++c) {
-        Stream st(r, c, s.cursor(r, c));
-        for (const Dependency& d : deps) {
-          if (d.channel == c) st.deps.push_back(d);
-        }
-        streams_.push_back(std::move(st));
-        queue_.push_back(static_cast<int>(streams_.size()) - 1);
-      }
-    }
+  explicit AbstractRun(const Schedule& s) : walk_(s, *this) {
+    for (int id = 0; id < walk_.size(); ++id) queue_.push_back(id);
   }
 
   void run() {
     while (!queue_.empty()) {
       const int id = queue_.front();
       queue_.pop_front();
-      advance(id);
+      walk_.advance(id);
     }
-    for (std::size_t i = 0; i < streams_.size(); ++i) {
-      if (!streams_[i].finished) report(static_cast<int>(i));
+    for (int id = 0; id < walk_.size(); ++id) {
+      if (!walk_.stream(id).done()) report(id);
     }
   }
 
  private:
-  int id_of(int rank, int channel) const { return rank * s_.channel_count() + channel; }
-
-  Conn& conn(int channel, int from, int to) { return conns_[connection_key(channel, from, to)]; }
-
-  void wake(int id) {
-    Stream& st = streams_[id];
-    if (st.wait == Wait::kNone) return;
-    st.wait = Wait::kNone;
-    queue_.push_back(id);
-  }
-
-  void park(int id, Wait w, int target) {
-    streams_[id].wait = w;
-    streams_[id].waits_for = target;
-  }
-
-  void advance(int id) {
-    Stream& st = streams_[id];
-    while (!st.cursor.done()) {
-      const Op& op = st.cursor.op();
-      const std::uint64_t index = st.cursor.index();
-      // Dependencies of this op.
-      while (st.next_dep < st.deps.size() && st.deps[st.next_dep].op == index) {
-        const Dependency& d = st.deps[st.next_dep];
-        const int target = id_of(st.rank, d.after_channel);
-        if (streams_[target].cursor.index() <= d.after_op) {
-          park(id, Wait::kDependency, target);
-          streams_[target].dependants.push_back(id);
-          return;
-        }
-        ++st.next_dep;
-      }
-      const std::uint64_t pieces = piece_count(op.bytes, payload_);
-      while (st.piece < pieces && (receives(op.kind) || sends(op.kind))) {
-        if (receives(op.kind) && !st.recv_done) {
-          Conn& in = conn(st.channel, op.recv_peer, st.rank);
-          if (in.posted == in.consumed) {
-            in.parked_receiver = id;
-            park(id, Wait::kRecv, id_of(op.recv_peer, st.channel));
-            return;
-          }
-          ++in.consumed;
-          if (in.parked_sender >= 0) {
-            wake(in.parked_sender);
-            in.parked_sender = -1;
-          }
-          st.recv_done = true;
-        }
-        if (sends(op.kind)) {
-          Conn& out = conn(st.channel, st.rank, op.send_peer);
-          if (out.posted - out.consumed >= static_cast<std::uint64_t>(slots_)) {
-            out.parked_sender = id;
-            park(id, Wait::kSend, id_of(op.send_peer, st.channel));
-            return;
-          }
-          ++out.posted;
-          if (out.parked_receiver >= 0) {
-            wake(out.parked_receiver);
-            out.parked_receiver = -1;
-          }
-        }
-        st.recv_done = false;
-        ++st.piece;
-      }
-      st.piece = 0;
-      st.recv_done = false;
-      st.cursor.next();
-      for (int d : st.dependants) wake(d);
-      st.dependants.clear();
-    }
-    st.finished = true;
-  }
+  // No data: only the walk's piece counts move.
+  std::byte* address(const WalkStream&, const BufferRef&) override { return nullptr; }
+  void copy(const WalkStream&, std::byte*, const std::byte*, std::size_t) override {}
+  void reduce(const WalkStream&, std::byte*, const std::byte*, const std::byte*, std::size_t,
+              bool) override {}
+  bool receive(const WalkStream&, const Op&, const WalkPiece&) override { return true; }
+  bool send(const WalkStream&, const Op&, const WalkPiece&) override { return true; }
+  void ready(int id) override { queue_.push_back(id); }
 
   std::string label(int id) const {
-    const Stream& st = streams_[id];
-    if (st.cursor.done()) {
-      return fmt::format("rank {} channel {} (finished)", st.rank, st.channel);
+    const WalkStream& st = walk_.stream(id);
+    if (st.done()) return fmt::format("rank {} channel {} (finished)", st.rank(), st.channel());
+    return op_label(st.rank(), st.channel(), st.index(), st.op());
+  }
+
+  static const char* verb(WalkWait w) {
+    switch (w) {
+      case WalkWait::kData:
+        return "waits for data from ";
+      case WalkWait::kSlot:
+        return "waits for a free slot at ";
+      case WalkWait::kDependency:
+        return "waits (dependency) for ";
+      case WalkWait::kNone:
+        break;
     }
-    return op_label(st.rank, st.channel, st.cursor.index(), st.cursor.op());
+    return "waits for ";
   }
 
   // Follows the waits from a stuck stream until one repeats, and names that cycle.
   [[noreturn]] void report(int start) const {
-    std::vector<int> seen_at(streams_.size(), -1);
+    std::vector<int> seen_at(walk_.size(), -1);
     std::vector<int> path;
     int id = start;
-    while (id >= 0 && seen_at[id] < 0 && !streams_[id].finished) {
+    while (id >= 0 && seen_at[id] < 0 && !walk_.stream(id).done()) {
       seen_at[id] = static_cast<int>(path.size());
       path.push_back(id);
-      id = streams_[id].waits_for;
+      id = walk_.stream(id).waits_for();
     }
     const std::size_t from = (id >= 0 && seen_at[id] >= 0) ? seen_at[id] : 0;
     std::string msg = "schedule deadlocks: " + label(path[from]);
     for (std::size_t k = from; k < path.size(); ++k) {
       msg += k == from ? " " : ", which ";
-      switch (streams_[path[k]].wait) {
-        case Wait::kRecv:
-          msg += "waits for data from ";
-          break;
-        case Wait::kSend:
-          msg += "waits for a free slot at ";
-          break;
-        case Wait::kDependency:
-          msg += "waits (dependency) for ";
-          break;
-        case Wait::kNone:
-          msg += "waits for ";
-          break;
-      }
+      msg += verb(walk_.stream(path[k]).wait());
       if (k + 1 < path.size()) {
         msg += label(path[k + 1]);
       } else if (id >= 0) {
-        const Stream& st = streams_[id];
-        msg += fmt::format("rank {} channel {} op {}", st.rank, st.channel, st.cursor.index());
+        const WalkStream& st = walk_.stream(id);
+        msg += fmt::format("rank {} channel {} op {}", st.rank(), st.channel(), st.index());
       } else {
         msg += "nothing";
       }
@@ -192,12 +91,8 @@ class AbstractRun {
     throw ScheduleError(msg);
   }
 
-  const Schedule& s_;
-  int slots_;
-  std::uint64_t payload_;
-  std::vector<Stream> streams_;
+  ScheduleWalk walk_;
   std::deque<int> queue_;
-  std::unordered_map<std::uint64_t, Conn> conns_;
 };
 
 }  // namespace

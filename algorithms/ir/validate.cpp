@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "algorithms/ir/schedule_walk.hpp"
 #include "algorithms/ir/validate_detail.hpp"
 #include "topology/error.hpp"
 
@@ -196,12 +197,10 @@ ValidationReport validate_exhaustive(const Schedule& s) {
         const Op& op = k.op();
         check_op(s, r, c, k.index(), op, b);
         if (sends(op.kind)) {
-          conns[detail::connection_key(c, r, op.send_peer)].sends.push_back(
-              {r, k.index(), op.bytes});
+          conns[connection_key(c, r, op.send_peer)].sends.push_back({r, k.index(), op.bytes});
         }
         if (receives(op.kind)) {
-          conns[detail::connection_key(c, op.recv_peer, r)].recvs.push_back(
-              {r, k.index(), op.bytes});
+          conns[connection_key(c, op.recv_peer, r)].recvs.push_back({r, k.index(), op.bytes});
         }
         if (writes_dst(op.kind) && op.bytes > 0) {
           writes[static_cast<int>(op.dst.buffer)].push_back(
@@ -238,11 +237,11 @@ void validate_stream(const Schedule& s, int r, int c, const ValidateOptions& o,
     check_op(s, r, c, k.index(), op, b);
     ++rep.ops_checked;
     if (sends(op.kind)) {
-      conns[detail::connection_key(c, r, op.send_peer)].sends.push_back({r, k.index(), op.bytes});
+      conns[connection_key(c, r, op.send_peer)].sends.push_back({r, k.index(), op.bytes});
       if (peers.size() < 4) peers.insert(op.send_peer);
     }
     if (receives(op.kind)) {
-      conns[detail::connection_key(c, op.recv_peer, r)].recvs.push_back({r, k.index(), op.bytes});
+      conns[connection_key(c, op.recv_peer, r)].recvs.push_back({r, k.index(), op.bytes});
       if (peers.size() < 4) peers.insert(op.recv_peer);
     }
   }
@@ -254,10 +253,10 @@ void validate_stream(const Schedule& s, int r, int c, const ValidateOptions& o,
       check_op(s, p, c, k.index(), op, pb);
       ++rep.ops_checked;
       if (sends(op.kind) && op.send_peer == r) {
-        conns[detail::connection_key(c, p, r)].sends.push_back({p, k.index(), op.bytes});
+        conns[connection_key(c, p, r)].sends.push_back({p, k.index(), op.bytes});
       }
       if (receives(op.kind) && op.recv_peer == r) {
-        conns[detail::connection_key(c, r, p)].recvs.push_back({p, k.index(), op.bytes});
+        conns[connection_key(c, r, p)].recvs.push_back({p, k.index(), op.bytes});
       }
     }
   }

@@ -16,6 +16,14 @@ void cuda_check(cudaError_t rc, const char* call) {
 
 void use_device(int device) { cuda_check(cudaSetDevice(device), "cudaSetDevice"); }
 
+cudaEvent_t new_event(int device, bool timing) {
+  use_device(device);
+  cudaEvent_t e = nullptr;
+  cuda_check(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming),
+             "cudaEventCreateWithFlags");
+  return e;
+}
+
 int cuda_device_count() {
   int n = 0;
   const cudaError_t rc = cudaGetDeviceCount(&n);

@@ -13,6 +13,8 @@ namespace collsim {
 // Throws BackendError("<call>: <cudaGetErrorString>") unless rc == cudaSuccess.
 void cuda_check(cudaError_t rc, const char* call);
 void use_device(int device);
+// An event on `device` (cudaEventCreateWithFlags, checked); `timing` for cudaEventElapsedTime.
+cudaEvent_t new_event(int device, bool timing);
 
 // The visible CUDA devices; BackendError "no CUDA device found (cudaGetDeviceCount: ...)" when
 // there are none or the driver cannot say.

@@ -22,8 +22,6 @@ struct CudaConn {
   std::byte* fifo = nullptr;
   std::vector<cudaEvent_t> sent = {};      // recorded on the sender's stream (sender's device)
   std::vector<cudaEvent_t> consumed = {};  // recorded on the receiver's stream
-  std::uint64_t sent_count = 0;            // host side: pieces queued, consumptions queued
-  std::uint64_t consumed_count = 0;
 };
 
 struct CudaBackend::Plan {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "algorithms/ir/schedule_walk.hpp"
 #include "backends/mpi/mpi_world.hpp"
-#include "backends/piece_walk.hpp"
 #include "backends/reduce_kernels.hpp"
 #include "topology/error.hpp"
 
@@ -113,38 +113,31 @@ std::unique_ptr<MpiBackend::Plan> make_plan(const Schedule& s, int rank) {
   return p;
 }
 
-struct Stream {
-  Stream(int c, OpCursor k) : channel(c), cursor(std::move(k)) {}
-  int channel;
-  OpCursor cursor;
-  std::vector<Dependency> deps;
-  std::size_t next_dep = 0;
-  std::uint64_t piece = 0;
-  bool received = false;        // piece `piece` received and applied
-  bool staged = false;          // its outgoing bytes are in the connection's next staging buffer
-  std::vector<std::byte> held;  // outgoing bytes when no staging buffer was free
+// What a channel keeps beyond the walk's state.
+struct StreamData {
+  // A fused op's piece: where its outgoing bytes are, and whether the send window had room when
+  // it was received (recv-reduce-send then reduced straight into the next staging buffer).
+  const std::byte* outgoing = nullptr;
+  bool room = false;
+  std::vector<std::byte> held;  // recv-reduce-send's result when there was no room
   InConn* in = nullptr;
   OutConn* out = nullptr;
-  std::uint64_t done_ops = 0;
-  bool op_started = false;
   Clock::time_point op_start;
   std::vector<OpTiming> timings;
 };
 
-class MpiRun {
+class MpiRun final : public WalkHooks {
  public:
   MpiRun(const Schedule& s, HostBuffers& b, const RunOptions& o, MpiBackend::Plan& p, MPI_Comm comm)
-      : s_(s), b_(b), o_(o), p_(p), comm_(comm) {
-    payload_ = std::max<std::uint64_t>(1, s.info().fifo.slot_payload);
-    divisor_ = s.info().redop == ReduceOp::kAvg ? s.rank_count() : 0;
-    const std::vector<Dependency> deps = s.dependencies(p.rank);
-    for (int c = 0; c < s.channel_count(); ++c) {
-      streams_.emplace_back(c, s.cursor(p.rank, c));
-      for (const Dependency& d : deps) {
-        if (d.channel == c) streams_.back().deps.push_back(d);
-      }
-    }
-  }
+      : s_(s),
+        b_(b),
+        o_(o),
+        p_(p),
+        comm_(comm),
+        divisor_(s.info().redop == ReduceOp::kAvg ? s.rank_count() : 0),
+        // The other end of every connection is another process: MPI's windows are the credits.
+        walk_(s, *this, {.ranks = {p.rank}, .fifo_credits = false, .lock = nullptr}),
+        data_(walk_.size()) {}
 
   RunResult run() {
     start_ = Clock::now();
@@ -156,14 +149,9 @@ class MpiRun {
     Clock::time_point last_progress = start_;
     int idle = 0;
     while (true) {
-      bool progress = false;
-      bool all_done = true;
-      for (Stream& st : streams_) {
-        progress |= advance(st);
-        all_done &= st.cursor.done();
-      }
+      bool progress = walk_.round();
       for (OutConn& out : p_.out) progress |= reap(out);
-      if (all_done && unmatched() == 0) break;
+      if (walk_.finished() && unmatched() == 0) break;
       if (progress) {
         last_progress = Clock::now();
         idle = 0;
@@ -178,16 +166,16 @@ class MpiRun {
     res.rank_time.assign(s_.rank_count(), Time());
     res.rank_time[p_.rank] =
         elapsed(start_, last_op_end_ == Clock::time_point() ? start_ : last_op_end_);
-    res.ops = ops_;
-    res.bytes_sent = bytes_sent_;
-    for (Stream& st : streams_) {
-      res.op_timings.insert(res.op_timings.end(), st.timings.begin(), st.timings.end());
+    res.ops = walk_.ops();
+    res.bytes_sent = walk_.bytes_sent();
+    for (StreamData& d : data_) {
+      res.op_timings.insert(res.op_timings.end(), d.timings.begin(), d.timings.end());
     }
     return res;
   }
 
  private:
-  std::byte* ptr(const BufferRef& ref) {
+  std::byte* address(const WalkStream&, const BufferRef& ref) override {
     switch (ref.buffer) {
       case BufferKind::kInput:
         return b_.input[p_.rank].data() + ref.offset;
@@ -199,8 +187,13 @@ class MpiRun {
     return nullptr;
   }
 
-  void combine(std::byte* dst, const std::byte* a, const std::byte* b, std::size_t n, bool post) {
-    reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, post ? divisor_ : 0);
+  void copy(const WalkStream&, std::byte* dst, const std::byte* src, std::size_t n) override {
+    if (n > 0) std::memmove(dst, src, n);
+  }
+
+  void reduce(const WalkStream&, std::byte* dst, const std::byte* a, const std::byte* b,
+              std::size_t n, bool postop) override {
+    collsim::reduce(s_.info().dtype, s_.info().redop, dst, a, b, n, postop ? divisor_ : 0);
   }
 
   // Keeps min(total, consumed + R) receives posted.
@@ -242,9 +235,27 @@ class MpiRun {
     return out.posted - out.matched < static_cast<std::uint64_t>(p_.send_window);
   }
 
-  // Receives and applies piece `st.piece`; false if it has not arrived.
-  bool receive(Stream& st, const Op& op, std::uint64_t off, std::size_t len) {
-    InConn& in = *st.in;
+  void begin(const WalkStream& st, const Op& op) override {
+    StreamData& d = data_[st.id()];
+    d.op_start = Clock::now();
+    if (receives(op.kind)) d.in = &p_.in[p_.in_index.at({st.channel(), op.recv_peer})];
+    if (sends(op.kind)) d.out = &p_.out[p_.out_index.at({st.channel(), op.send_peer})];
+  }
+
+  void end(const WalkStream& st, const Op& op) override {
+    const auto now = Clock::now();
+    StreamData& d = data_[st.id()];
+    if (o_.record_ops) {
+      d.timings.push_back({p_.rank, st.channel(), st.index(), op, elapsed(start_, d.op_start),
+                           elapsed(start_, now)});
+    }
+    last_op_end_ = now;
+  }
+
+  // Receives and applies the piece; false if it has not arrived.
+  bool receive(const WalkStream& st, const Op& op, const WalkPiece& p) override {
+    StreamData& sd = data_[st.id()];
+    InConn& in = *sd.in;
     if (in.posted == in.consumed) post_recv(in);  // R = 0: receives are posted on demand
     const std::size_t slot = in.consumed % in.slots.size();
     int flag = 0;
@@ -253,135 +264,51 @@ class MpiRun {
     if (!flag) return false;
     int got = 0;
     mpi_check(MPI_Get_count(&status, MPI_BYTE, &got), "MPI_Get_count");
-    if (static_cast<std::size_t>(got) != len) {
+    if (static_cast<std::size_t>(got) != p.bytes) {
       throw BackendError(fmt::format(
           "mpi backend: rank {} channel {} op {} ({}): received a piece of {} B from rank {}, "
           "expected {} B (the sender's schedule differs from this rank's)",
-          p_.rank, st.channel, st.cursor.index(), describe(op), got, in.from, len));
+          p_.rank, st.channel(), st.index(), describe(op), got, in.from, p.bytes));
     }
-    const std::byte* data = in.slots[slot].data();
-    std::byte* outgoing = nullptr;
+    std::byte* scratch = nullptr;
     if (sends(op.kind)) {
-      st.staged = window_free(*st.out);
-      if (st.staged) {
-        outgoing = st.out->staging[st.out->posted % st.out->staging.size()].data();
-      } else {
-        st.held.resize(len);
-        outgoing = st.held.data();
-      }
+      sd.room = window_free(*sd.out);
+      if (!sd.room) sd.held.resize(p.bytes);
+      scratch = sd.room ? sd.out->staging[sd.out->posted % sd.out->staging.size()].data()
+                        : sd.held.data();
     }
-    std::byte* d = writes_dst(op.kind) ? ptr(op.dst) + off : nullptr;
-    const std::byte* src = reads_src(op.kind) ? ptr(op.src) + off : nullptr;
-    switch (op.kind) {
-      case OpKind::kRecv:
-        if (len > 0) std::memcpy(d, data, len);
-        break;
-      case OpKind::kRecvReduce:
-        combine(d, d, data, len, op.postop);
-        break;
-      case OpKind::kRecvReduceCopy:
-        combine(d, src, data, len, op.postop);
-        break;
-      case OpKind::kRecvReduceSend:
-        combine(outgoing, src, data, len, op.postop);
-        break;
-      case OpKind::kRecvReduceCopySend:
-        combine(d, src, data, len, op.postop);
-        if (len > 0) std::memcpy(outgoing, d, len);
-        break;
-      case OpKind::kRecvCopySend:
-        if (len > 0) {
-          std::memcpy(d, data, len);
-          std::memcpy(outgoing, data, len);
-        }
-        break;
-      default:
-        break;
-    }
+    sd.outgoing = apply(st, op, p, in.slots[slot].data(), scratch);
     ++in.consumed;
     top_up(in);
     return true;
   }
 
-  // Posts piece `st.piece`; false if the FIFO is full.
-  bool send(Stream& st, const Op& op, std::uint64_t off, std::size_t len) {
-    OutConn& out = *st.out;
+  // Posts the piece from the connection's next staging buffer; false if the FIFO is full.
+  bool send(const WalkStream& st, const Op& op, const WalkPiece& p) override {
+    StreamData& sd = data_[st.id()];
+    OutConn& out = *sd.out;
     const std::size_t slot = out.posted % out.staging.size();
-    if (!st.staged) {
-      if (!window_free(out)) return false;
-      const std::byte* from = receives(op.kind) ? st.held.data() : ptr(op.src) + off;
-      if (len > 0) std::memcpy(out.staging[slot].data(), from, len);
-    }
-    mpi_check(MPI_Issend(out.staging[slot].data(), static_cast<int>(len), MPI_BYTE, out.to,
-                         out.channel, comm_, &out.req[slot]),
+    std::byte* buf = out.staging[slot].data();
+    // With room at receive time nothing else has posted here since: the window still has room.
+    if (!(receives(op.kind) && sd.room) && !window_free(out)) return false;
+    const std::byte* from = receives(op.kind) ? sd.outgoing : address(st, op.src) + p.offset;
+    if (from != buf && p.bytes > 0) std::memcpy(buf, from, p.bytes);
+    mpi_check(MPI_Issend(buf, static_cast<int>(p.bytes), MPI_BYTE, out.to, out.channel, comm_,
+                         &out.req[slot]),
               "MPI_Issend");
     ++out.posted;
-    bytes_sent_ += len;
-    st.staged = false;
     return true;
-  }
-
-  // Advances one channel as far as it can without waiting; true if it did anything.
-  bool advance(Stream& st) {
-    bool progress = false;
-    while (!st.cursor.done()) {
-      const Op& op = st.cursor.op();
-      const std::uint64_t index = st.cursor.index();
-      while (st.next_dep < st.deps.size() && st.deps[st.next_dep].op == index) {
-        const Dependency& d = st.deps[st.next_dep];
-        if (streams_[d.after_channel].done_ops <= d.after_op) return progress;
-        ++st.next_dep;
-      }
-      if (!st.op_started) {
-        st.op_started = true;
-        st.op_start = Clock::now();
-        if (receives(op.kind)) st.in = &p_.in[p_.in_index.at({st.channel, op.recv_peer})];
-        if (sends(op.kind)) st.out = &p_.out[p_.out_index.at({st.channel, op.send_peer})];
-      }
-      if (!receives(op.kind) && !sends(op.kind)) {
-        std::byte* d = ptr(op.dst);
-        if (op.kind == OpKind::kCopy) {
-          if (op.bytes > 0) std::memmove(d, ptr(op.src), op.bytes);
-        } else {
-          combine(d, d, ptr(op.src), op.bytes, op.postop);
-        }
-      } else {
-        const PieceWalk w = walk_pieces(
-            st.piece, st.received, op, payload_, progress,
-            [&](std::uint64_t off, std::size_t len) { return receive(st, op, off, len); },
-            [&](std::uint64_t off, std::size_t len) { return send(st, op, off, len); });
-        if (w == PieceWalk::kBlocked) return progress;
-      }
-      const auto now = Clock::now();
-      if (o_.record_ops) {
-        st.timings.push_back(
-            {p_.rank, st.channel, index, op, elapsed(start_, st.op_start), elapsed(start_, now)});
-      }
-      last_op_end_ = now;
-      st.piece = 0;
-      st.op_started = false;
-      ++st.done_ops;
-      ++ops_;
-      progress = true;
-      st.cursor.next();
-    }
-    return progress;
   }
 
   std::string stuck_message() const {
     std::string msg = fmt::format("mpi backend: rank {} made no progress for {} ms;", p_.rank,
                                   o_.stall_timeout.count());
     bool first = true;
-    for (const Stream& st : streams_) {
-      if (st.cursor.done()) continue;
-      const Op& op = st.cursor.op();
-      const char* why = receives(op.kind) && !st.received ? "waits for data"
-                        : sends(op.kind)                  ? "waits for a free slot"
-                                                          : "waits for a dependency";
-      msg += fmt::format("{} channel {} op {} ({}) {}", first ? "" : ";", st.channel,
-                         st.cursor.index(), describe(op), why);
+    walk_.for_each_stuck([&](const WalkStream& st, std::string_view why) {
+      msg += fmt::format("{} channel {} op {} ({}) {}", first ? "" : ";", st.channel(), st.index(),
+                         describe(st.op()), why);
       first = false;
-    }
+    });
     if (first) msg += fmt::format(" {} sends not yet received", unmatched());
     return msg;
   }
@@ -391,13 +318,11 @@ class MpiRun {
   const RunOptions& o_;
   MpiBackend::Plan& p_;
   MPI_Comm comm_;
-  std::uint64_t payload_ = 1;
-  int divisor_ = 0;
-  std::vector<Stream> streams_;
+  int divisor_;
+  ScheduleWalk walk_;
+  std::vector<StreamData> data_;  // by channel
   Clock::time_point start_;
   Clock::time_point last_op_end_;
-  std::uint64_t ops_ = 0;
-  std::uint64_t bytes_sent_ = 0;
 };
 
 }  // namespace

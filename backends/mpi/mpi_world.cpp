@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <type_traits>
@@ -50,14 +49,6 @@ std::shared_ptr<MpiSession> MpiSession::acquire() {
 MpiSession::~MpiSession() {
   int finalized = 0;
   if (owned_ && MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized) MPI_Finalize();
-}
-
-bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MV2_COMM_WORLD_SIZE",
-                        "SLURM_STEP_NUM_TASKS"}) {
-    if (std::getenv(v) != nullptr) return true;
-  }
-  return false;
 }
 
 MpiWorld::MpiWorld() : session_(MpiSession::acquire()) {

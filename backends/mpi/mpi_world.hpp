@@ -39,11 +39,6 @@ class MpiSession {
 // Throws BackendError("<call>: <MPI_Error_string>") unless rc == MPI_SUCCESS.
 void mpi_check(int rc, const char* call);
 
-// Whether an MPI launcher (mpirun / mpiexec / srun) started this process, from the environment
-// it sets (Open MPI, MPICH / Intel MPI's PMI, PMIx, Slurm). Decides whether `nccl` runs one
-// process over all visible GPUs or one rank per process.
-bool launched_by_mpi();
-
 class MpiWorld final : public ProcessGroup {
  public:
   MpiWorld();

@@ -166,6 +166,10 @@ TEST(Registry, KnowsEveryBackendAndSaysWhyOneIsMissing) {
                  "unknown backend \"cpux\": expected one of cpu, mpi, cuda, nccl, nccl-native, "
                  "dry-run; did you mean \"cpu\"?");
   }
+  EXPECT_EQ(backend_needs("cpu"), BackendNeeds::kNothing);
+  EXPECT_EQ(backend_needs("mpi"), BackendNeeds::kMpiLauncher);
+  EXPECT_EQ(backend_needs("nccl-native"), BackendNeeds::kGpu);
+  EXPECT_THROW(backend_needs("cpux"), RequestError);
 #ifndef COLLSIM_HAVE_CUDA
   EXPECT_FALSE(backend_built("cuda"));
   try {
