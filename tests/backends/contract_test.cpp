@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <tuple>
 
 #include "algorithms/generators/registry.hpp"
@@ -56,6 +57,11 @@ struct Pair {
   std::string algorithm;
   Collective collective;
 };
+
+// How gtest shows a parameter (in CTest's test names too): "ring allreduce".
+void PrintTo(const Pair& p, std::ostream* os) {
+  *os << p.algorithm << " " << to_string(p.collective);
+}
 
 std::vector<Pair> all_pairs() {
   std::vector<Pair> v;
