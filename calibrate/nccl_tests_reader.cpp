@@ -6,12 +6,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "algorithms/ir/result_row.hpp"
 #include "calibrate/collsim_csv_reader.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_parser.hpp"
+#include "topology/loader.hpp"
 
 namespace collsim {
 
@@ -45,27 +45,23 @@ MeasurementFile only_part(std::vector<MeasurementFile> parts) {
   return std::move(parts.front());
 }
 
-// At most kMaxMeasurementBytes: /dev/zero or /dev/urandom passed by mistake fails at once
-// instead of filling memory.
+// At most kMaxMeasurementBytes: /dev/zero or /dev/urandom passed by mistake fails at once.
 std::string read_capped(std::istream& in, const std::string& path) {
-  std::string text;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxMeasurementBytes) {
-      throw MeasurementError(
-          fmt::format("{}: larger than {} MiB; expected an nccl-tests log or collsim's output",
-                      path, kMaxMeasurementBytes >> 20));
-    }
+  std::optional<std::string> text = read_at_most(in, kMaxMeasurementBytes);
+  if (!text) {
+    throw MeasurementError(
+        fmt::format("{}: larger than {} MiB; expected an nccl-tests log or collsim's output", path,
+                    kMaxMeasurementBytes >> 20));
   }
-  return text;
+  return std::move(*text);
 }
 
 }  // namespace
 
 std::vector<MeasurementFile> read_measurement_parts(const std::string& path,
                                                     const ReadOptions& options) {
-  if (path == "-") return parse_measurement_parts(read_capped(std::cin, "<stdin>"), "stdin", options);
+  if (path == "-")
+    return parse_measurement_parts(read_capped(std::cin, "<stdin>"), "stdin", options);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw MeasurementError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));

@@ -117,14 +117,19 @@ Choice Predictor::choose(std::uint64_t count) const { return choose_all({count})
 std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
                                                     const Choice& chosen) const {
   if (chosen.how != "nccl" || candidates_.size() < 2) return std::nullopt;
-  const auto evals = evaluate_grid({count}, candidates_).front();
+  // NCCL's pick is timed already: only the others are simulated.
+  std::vector<Candidate> others;
+  for (const Candidate& c : candidates_) {
+    if (!(c == chosen.candidate)) others.push_back(c);
+  }
+  const auto evals = evaluate_grid({count}, others).front();
   std::optional<std::size_t> best;
   for (std::size_t j = 0; j < evals.size(); ++j) {
     if (evals[j] && (!best || evals[j]->time < evals[*best]->time)) best = j;
   }
   if (!best || !(evals[*best]->time < chosen.eval.time)) return std::nullopt;
   Choice alt;
-  alt.candidate = candidates_[*best];
+  alt.candidate = others[*best];
   alt.eval = *evals[*best];
   alt.how = "best";
   const double gain = 100 * (1 - alt.eval.time.us() / chosen.eval.time.us());
@@ -146,9 +151,10 @@ std::vector<Choice> Predictor::choose_all(const std::vector<std::uint64_t>& coun
   return out;
 }
 
-std::vector<std::optional<Choice>> Predictor::choose_each(
-    const std::vector<std::uint64_t>& counts, const StepCallback& step,
-    const std::atomic<bool>* cancel, const DoneCallback& done) const {
+std::vector<std::optional<Choice>> Predictor::choose_each(const std::vector<std::uint64_t>& counts,
+                                                          const StepCallback& step,
+                                                          const std::atomic<bool>* cancel,
+                                                          const DoneCallback& done) const {
   std::vector<Choice> partial(counts.size());
   std::vector<std::vector<Candidate>> tries(counts.size());
   std::vector<std::pair<std::size_t, std::size_t>> tasks;  // (count index, candidate index)

@@ -35,23 +35,27 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
-namespace {
-
-// Reads at most kMaxConfigBytes and fails beyond: /dev/zero or a log passed by mistake must not
-// grow without bound.
-std::string read_bounded(std::istream& in, const std::string& file, std::string_view what) {
+std::optional<std::string> read_at_most(std::istream& in, std::size_t limit) {
   std::string text;
   char buf[1 << 16];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxConfigBytes) {
-      throw ConfigError(
-          fmt::format("{}: the {} is larger than {} MiB; expected a YAML cluster "
-                      "description",
-                      file, what, kMaxConfigBytes >> 20));
-    }
+    if (text.size() > limit) return std::nullopt;
   }
   return text;
+}
+
+namespace {
+
+// /dev/zero or a log passed by mistake must not grow without bound.
+std::string read_bounded(std::istream& in, const std::string& file, std::string_view what) {
+  std::optional<std::string> text = read_at_most(in, kMaxConfigBytes);
+  if (!text) {
+    throw ConfigError(
+        fmt::format("{}: the {} is larger than {} MiB; expected a YAML cluster description", file,
+                    what, kMaxConfigBytes >> 20));
+  }
+  return std::move(*text);
 }
 
 std::string read_text(const std::string& file, std::string_view what) {

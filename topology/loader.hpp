@@ -11,6 +11,7 @@
 // Every mistake is a ConfigError "file:line:col: key.path: what was expected".
 #pragma once
 
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,10 @@ struct LoadOptions {
   long long max_gpus = kMaxGpus;
   static constexpr long long kMaxGpus = 1 << 20;
 };
+
+// A stream's whole text, or nullopt once it passes `limit` bytes (what every reader of a
+// user-named file uses, so that /dev/zero fails at once instead of filling memory).
+std::optional<std::string> read_at_most(std::istream& in, std::size_t limit);
 
 // The largest config or overlay file read (a ConfigError beyond it).
 inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
