@@ -46,6 +46,16 @@ void Progress::step(const std::string& what) {
   last_what_ = what;
 }
 
+void Progress::above(const std::function<void()>& write) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (shown_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  write();
+  if (shown_ && !stop_) draw();
+}
+
 std::string Progress::line() const {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
