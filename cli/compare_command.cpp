@@ -5,7 +5,8 @@
 // names the size ranges over which each wins and the crossovers between them. `--algo` /
 // `--proto` lists (NCCL_ALGO syntax) narrow the candidates. CSV: docs/cli.md's columns, one row per
 // size and candidate; JSON: the same rows with "best", plus "ranges" and "crossovers". Rows are
-// printed as their sizes are finished; Ctrl-C keeps them, with the ranges over those sizes.
+// printed as their sizes are finished; Ctrl-C keeps them, with the ranges over those sizes. Under
+// `mpirun -np K` the size x candidate cells are shared out and process 0 prints.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -14,6 +15,7 @@
 #include <optional>
 
 #include "cli/collective_args.hpp"
+#include "cli/distribute.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/commands.hpp"
@@ -24,6 +26,7 @@
 #include "cli/row_stream.hpp"
 #include "cli/sweep_args.hpp"
 #include "cli/sweep_output.hpp"
+#include "predict/parallel.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -256,6 +259,54 @@ void plot(const std::string& path, const Predictor& ev, const Prepared& p, const
   write_plot(path, plot);
 }
 
+void finish(const CompareArgs& a, const Predictor& ev, const Prepared& p, const Comparison& c) {
+  if (!a.plot.empty()) {
+    plot(a.plot, ev, p, c);
+    if (a.format == "table") fmt::print("plot: {}\n", a.plot);
+  }
+}
+
+// Under `mpirun -np K`: the size x candidate cells are shared out over the processes, gathered
+// on process 0, which prints what one process would (cli/distribute.hpp).
+void compare_across_processes(const CompareArgs& a, const Prepared& p, const Predictor& ev,
+                              const std::vector<SweepPoint>& points, const NcclModel* nccl,
+                              const Distribution& d) {
+  const std::vector<Candidate>& all = ev.candidates();
+  std::vector<double> weights;
+  for (const SweepPoint& pt : points) weights.insert(weights.end(), all.size(), size_weight(pt.bytes));
+  const std::vector<std::size_t> mine = d.share(weights);
+  Gathered done;
+  std::string error;
+  try {
+    Progress progress("compare", mine.size(), "cells of process 0's share", d.prints());
+    std::vector<std::optional<Prediction>> evals(mine.size());
+    parallel_for(mine.size(), [&](std::size_t k) {
+      evals[k] = ev.evaluate(all[mine[k] % all.size()], points[mine[k] / all.size()].count);
+      progress.step(human_bytes(points[mine[k] / all.size()].bytes));
+    });
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      done[mine[k]] = evals[k] ? encode(*evals[k]) : nlohmann::json();
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const Gathered cells = d.gather(done, error);
+  if (!d.prints()) return;
+  std::vector<std::vector<std::optional<Prediction>>> grid(
+      points.size(), std::vector<std::optional<Prediction>>(all.size()));
+  for (const auto& [cell, value] : cells) {
+    if (!value.is_null()) grid[cell / all.size()][cell % all.size()] = decode_prediction(value);
+  }
+  const std::vector<std::size_t> keep = costed_columns(ev, grid.front());
+  Comparison c;
+  for (std::size_t j : keep) c.candidates.push_back(all[j]);
+  for (std::size_t i = 0; i < points.size(); ++i) add_row(c, ev, nccl, points[i], keep, grid[i]);
+  CompareOutput output(a, ev, p, c);
+  for (std::size_t i = 0; i < points.size(); ++i) output.row(i);
+  output.end(points.size(), false);
+  finish(a, ev, p, c);
+}
+
 void run_compare(const CompareArgs& a) {
   if (!a.plot.empty()) check_plot_output(a.plot);
   const Prepared p = prepare(a.c);
@@ -264,6 +315,11 @@ void run_compare(const CompareArgs& a) {
   std::optional<NcclModel> own;
   const NcclModel* nccl = nccl_for_picks(ev, a.model, own);
   const std::vector<Candidate>& all = ev.candidates();
+  const Distribution processes;
+  if (processes.distributed()) {
+    compare_across_processes(a, p, ev, points, nccl, processes);
+    return;
+  }
 
   Progress progress("compare", points.size(), "sizes");
   const auto first = ev.evaluate_grid({points.front().count}, all).front();
@@ -291,10 +347,7 @@ void run_compare(const CompareArgs& a) {
   rows.close();
   progress.done();
   output.end(points.size(), !finished);
-  if (!a.plot.empty()) {
-    plot(a.plot, ev, p, c);
-    if (a.format == "table") fmt::print("plot: {}\n", a.plot);
-  }
+  finish(a, ev, p, c);
   if (!finished) {
     finish_interrupted(fmt::format("{} of {} sizes done; not done: {} to {}", c.points.size(),
                                    points.size(), human_bytes(points[c.points.size()].bytes),

@@ -29,11 +29,11 @@ std::string duration(double s) {
 
 }  // namespace
 
-Progress::Progress(std::string command, std::size_t total, std::string unit)
+Progress::Progress(std::string command, std::size_t total, std::string unit, bool shown)
     : command_(std::move(command)),
       unit_(std::move(unit)),
       total_(total),
-      enabled_(isatty(STDERR_FILENO) == 1),
+      enabled_(shown && isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()) {
   if (enabled_) clock_ = std::thread([this] { tick(); });
 }

@@ -22,7 +22,8 @@ namespace collsim {
 
 class Progress {
  public:
-  Progress(std::string command, std::size_t total, std::string unit);
+  // `shown`: false keeps it silent wherever stderr goes (processes other than 0 of an MPI job).
+  Progress(std::string command, std::size_t total, std::string unit, bool shown = true);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;

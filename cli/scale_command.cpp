@@ -9,6 +9,7 @@
 // size of the cluster. CSV: a `nodes` column, then docs/cli.md's columns, one row per node count
 // and candidate; JSON: the same rows with "nodes" and "best", plus "ranges" and "crossovers".
 // Rows are printed as their node counts are finished; Ctrl-C keeps them (cli/interrupt.hpp).
+// Under `mpirun -np K` the node counts are shared out and process 0 prints.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -23,6 +24,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/commands.hpp"
+#include "cli/distribute.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/plot.hpp"
@@ -120,23 +122,30 @@ struct Scaling {
   std::string nccl_version;
 };
 
+Prepared prepare_nodes(const ScaleArgs& a, int nodes) {
+  CollectiveArgs args = a.c;
+  args.req.nodes = nodes;
+  return prepare(args);
+}
+
+// What the output's header says, from the cluster at its first node count.
+void describe(const ScaleArgs& a, const Prepared& p, const Predictor& ev, Scaling& s) {
+  s.candidates = ev.candidates();
+  s.cluster = p.topo.name();
+  s.model = model_description(ev);
+  s.collective = p.request.collective;
+  s.dtype = p.request.dtype;
+  s.bytes = ev.size_of(p.request.count);
+  s.nccl_version =
+      ev.nccl() ? std::string(to_string(ev.nccl()->input().version)) : a.model.nccl_version;
+}
+
 // Every candidate at `nodes` nodes, the fastest marked, and NCCL's pick. The first call also
 // fills in what the output's header says.
 ScaleRow scale_row(const ScaleArgs& a, int nodes, Scaling& s) {
-  CollectiveArgs args = a.c;
-  args.req.nodes = nodes;
-  const Prepared p = prepare(args);
+  const Prepared p = prepare_nodes(a, nodes);
   const Predictor ev(predict_setup(p, a.model));
-  if (s.candidates.empty()) {
-    s.candidates = ev.candidates();
-    s.cluster = p.topo.name();
-    s.model = model_description(ev);
-    s.collective = p.request.collective;
-    s.dtype = p.request.dtype;
-    s.bytes = ev.size_of(p.request.count);
-    s.nccl_version =
-        ev.nccl() ? std::string(to_string(ev.nccl()->input().version)) : a.model.nccl_version;
-  }
+  if (s.candidates.empty()) describe(a, p, ev, s);
   const auto grid = ev.evaluate_grid({p.request.count}, ev.candidates()).front();
   ScaleRow row;
   row.nodes = nodes;
@@ -373,9 +382,75 @@ void plot(const std::string& path, const Scaling& s) {
   write_plot(path, plot);
 }
 
+void finish(const ScaleArgs& a, const Scaling& s) {
+  if (!a.plot.empty()) {
+    plot(a.plot, s);
+    if (a.format == "table") fmt::print("plot: {}\n", a.plot);
+  }
+}
+
+nlohmann::json encode(const ScaleRow& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& o : r.rows) rows.push_back(o ? encode(*o) : nlohmann::json());
+  return {{"nodes", r.nodes},   {"rows", rows},         {"best", r.best},
+          {"nccl_pick", r.nccl_pick}, {"detail", r.detail}};
+}
+
+ScaleRow decode_scale_row(const nlohmann::json& j) {
+  ScaleRow r;
+  r.nodes = j.at("nodes").get<int>();
+  for (const nlohmann::json& o : j.at("rows")) {
+    r.rows.push_back(o.is_null() ? std::nullopt : std::optional(decode_row(o)));
+  }
+  r.best = j.at("best").get<std::size_t>();
+  r.nccl_pick = j.at("nccl_pick").get<std::string>();
+  r.detail = j.at("detail").get<std::string>();
+  return r;
+}
+
+// Under `mpirun -np K`: the node counts are shared out over the processes (weighed by ranks
+// squared, which is how a ring's work grows), gathered on process 0, which prints what one
+// process would (cli/distribute.hpp).
+void scale_across_processes(const ScaleArgs& a, const std::vector<int>& counts,
+                            const Distribution& d) {
+  std::vector<double> weights;
+  for (const int n : counts) weights.push_back(static_cast<double>(n) * n);
+  Gathered done;
+  std::string error;
+  Scaling s;
+  try {
+    const std::vector<std::size_t> mine = d.share(weights);
+    Progress progress("scale", mine.size(), "node counts of process 0's share", d.prints());
+    for (const std::size_t u : mine) {
+      done[u] = encode(scale_row(a, counts[u], s));
+      progress.step(fmt::format("{} nodes", counts[u]));
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const Gathered all = d.gather(done, error);
+  if (!d.prints()) return;
+  s = Scaling();
+  const Prepared first = prepare_nodes(a, counts.front());
+  describe(a, first, Predictor(predict_setup(first, a.model)), s);
+  for (const auto& [u, row] : all) s.rows.push_back(decode_scale_row(row));
+  for (std::size_t j = 0; j < s.candidates.size(); ++j) {
+    if (s.rows.front().rows[j]) s.columns.push_back(j);
+  }
+  ScaleOutput output(a, s, counts);
+  for (const ScaleRow& r : s.rows) output.row(r);
+  output.end(counts.size(), "");
+  finish(a, s);
+}
+
 void run_scale(const ScaleArgs& a) {
   if (!a.plot.empty()) check_plot_output(a.plot);
   const std::vector<int> counts = parse_node_counts(a.nodes);
+  const Distribution processes;
+  if (processes.distributed()) {
+    scale_across_processes(a, counts, processes);
+    return;
+  }
   Scaling s;
   Progress progress("scale", counts.size(), "node counts");
   s.rows.push_back(scale_row(a, counts.front(), s));
@@ -410,10 +485,7 @@ void run_scale(const ScaleArgs& a) {
   const std::lock_guard<std::mutex> lock(mutex);
   progress.done();
   output.end(counts.size(), finished ? "" : "interrupted");
-  if (!a.plot.empty()) {
-    plot(a.plot, s);
-    if (a.format == "table") fmt::print("plot: {}\n", a.plot);
-  }
+  finish(a, s);
   if (!finished) {
     finish_interrupted(fmt::format("{} of {} node counts done; not done: {} to {} nodes",
                                    s.rows.size(), counts.size(), counts[s.rows.size()],

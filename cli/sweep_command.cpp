@@ -5,7 +5,8 @@
 // `--format csv` prints docs/cli.md's columns, one row per size; `--format json` an object with the
 // run's settings and a "rows" array of the same keys (plus "selected_by", "nccl_pick" and
 // "note" where --algo/--proto auto chose). Rows are printed as their sizes are finished, in size
-// order; Ctrl-C keeps every printed row and closes the document (cli/interrupt.hpp).
+// order; Ctrl-C keeps every printed row and closes the document (cli/interrupt.hpp). Under
+// `mpirun -np K` the sizes are shared out and process 0 prints (cli/distribute.hpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,6 +18,7 @@
 
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
+#include "cli/distribute.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/nccl_tests_table.hpp"
@@ -113,10 +115,41 @@ class SweepOutput {
   std::optional<NcclTestsTableWriter> table_;
 };
 
+// Under `mpirun -np K`: this process's share of the sizes, gathered on process 0, which prints
+// what one process would (cli/distribute.hpp).
+void sweep_across_processes(const SweepCommandArgs& a, const Prepared& p, const Predictor& ev,
+                            const std::vector<SweepPoint>& points, const Distribution& d) {
+  std::vector<double> weights;
+  for (const SweepPoint& pt : points) weights.push_back(size_weight(pt.bytes));
+  const std::vector<std::size_t> mine = d.share(weights);
+  std::vector<std::uint64_t> counts;
+  for (const std::size_t u : mine) counts.push_back(points[u].count);
+  Gathered done;
+  std::string error;
+  try {
+    Progress progress("sweep", counts.size(), "sizes of process 0's share", d.prints());
+    const std::vector<Choice> choices =
+        ev.choose_all(counts, [&](const std::string& s) { progress.step(s); });
+    for (std::size_t k = 0; k < mine.size(); ++k) done[mine[k]] = encode(choices[k]);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const Gathered all = d.gather(done, error);
+  if (!d.prints()) return;
+  SweepOutput output(a, p, ev, points);
+  for (const auto& [i, choice] : all) output.row(i, decode_choice(choice));
+  output.end("");
+}
+
 void run_sweep(const SweepCommandArgs& a) {
   const Prepared p = prepare(a.c);
   const std::vector<SweepPoint> points = sweep_points(a.sweep, p);
   const Predictor ev(predict_setup(p, a.model));
+  const Distribution processes;
+  if (processes.distributed()) {
+    sweep_across_processes(a, p, ev, points, processes);
+    return;
+  }
   std::vector<std::uint64_t> counts;
   for (const SweepPoint& pt : points) counts.push_back(pt.count);
   SweepOutput output(a, p, ev, points);
