@@ -11,22 +11,33 @@ block's end, are its expected standard output, exactly.
 
 Without files, every README.md and docs/*.md. `make docs` runs update; the test suite runs check,
 so a change in the model either updates the docs or fails the build.
+
+Commands the docs show without their output run too, and must succeed: every `sh` block, as one
+script, and every `collsim ...` in the first column of a README's table (docs/cli.md's table
+holds synopses, not commands). They run in a scratch directory that holds the repository's
+`configs` and `tests` and `build/cli/collsim`, so the files they write (-o, --plot) land there; a
+shell function `collsim` runs the binary. Files are checked side by side, one per core.
 """
+import concurrent.futures
 import difflib
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 FENCE = re.compile(r"^```console\s*$")
+SCRIPT = re.compile(r"^```sh\s*$")
+TABLE_COMMAND = re.compile(r"^\| `(collsim [^`]*)`")
 
 
-def examples(lines):
-    """Yields (start, end) line ranges of console blocks (the lines between the fences)."""
+def examples(lines, fence=FENCE):
+    """Yields (start, end) line ranges of `fence` blocks (the lines between the fences)."""
     i = 0
     while i < len(lines):
-        if FENCE.match(lines[i]):
+        if fence.match(lines[i]):
             j = i + 1
             while j < len(lines) and lines[j].rstrip() != "```":
                 j += 1
@@ -44,6 +55,49 @@ def run(binary, command):
     if r.returncode != 0:
         raise SystemExit(f"example failed ({r.returncode}): $ {command}\n{r.stderr}")
     return r.stdout.splitlines()
+
+
+def scratch(binary):
+    """A scratch directory with the repository's inputs and the binary where the docs expect it."""
+    root = pathlib.Path.cwd()
+    d = pathlib.Path(tempfile.mkdtemp(prefix="collsim-docs-"))
+    for name in ("configs", "tests", "docs"):
+        (d / name).symlink_to(root / name)
+    (d / "build" / "cli").mkdir(parents=True)
+    (d / "build" / "cli" / "collsim").symlink_to(binary)
+    return d
+
+
+def run_script(binary, script, where):
+    """Runs `script` in `where`; returns None on success, else what went wrong."""
+    shell = "set -e\ncollsim() { \"$COLLSIM\" \"$@\"; }\n" + script
+    env = {"COLLSIM": binary, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+    for key, value in os.environ.items():
+        if key.startswith("OMPI_") or key.startswith("PRTE_") or key == "COLLSIM_CONFIG_DIR":
+            env[key] = value
+    r = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, env=env, cwd=where)
+    if r.returncode == 0:
+        return None
+    return f"exit status {r.returncode}\n{r.stderr[-2000:]}"
+
+
+def commands_without_output(path, binary):
+    """Runs the sh blocks and table commands of `path`; returns (count, problems)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    scripts = [(start, "\n".join(lines[start:end])) for start, end in examples(lines, SCRIPT)]
+    if path.name.startswith("README"):  # the README's table holds commands; cli.md's, synopses
+        scripts += [(i + 1, m.group(1).replace("\\|", "|")) for i, line in enumerate(lines)
+                    if (m := TABLE_COMMAND.match(line))]
+    problems = []
+    where = scratch(binary)
+    try:
+        for start, script in scripts:
+            problem = run_script(binary, script, where)
+            if problem:
+                problems.append(f"{path}:{start}: this command of the docs fails:\n{script}\n{problem}")
+    finally:
+        shutil.rmtree(where)
+    return len(scripts), problems
 
 
 def process(path, binary, update):
@@ -84,11 +138,13 @@ def main():
     binary = str(pathlib.Path(sys.argv[2]).resolve())
     files = [pathlib.Path(f) for f in sys.argv[3:]] or \
         [pathlib.Path("README.md")] + sorted(pathlib.Path("docs").glob("*.md"))
-    total, all_problems = 0, []
-    for f in files:
-        n, problems = process(f, binary, update)
-        total += n
-        all_problems += problems
+    # Files run side by side (the commands are independent); results are reported in file order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        jobs = [pool.submit(process, f, binary, update) for f in files] + \
+               [pool.submit(commands_without_output, f, binary) for f in files]
+        results = [job.result() for job in jobs]
+    total = sum(n for n, _ in results)
+    all_problems = [p for _, problems in results for p in problems]
     for p in all_problems:
         print(p)
     verb = "updated" if update else "differ"
