@@ -24,6 +24,7 @@ std::unique_ptr<CLI::App> make_app() {
   register_bench(*app);
   register_calibrate(*app);
   register_validate(*app);
+  register_import(*app);
   return app;
 }
 
