@@ -9,7 +9,7 @@ block's end, are its expected standard output, exactly.
     scripts/docs-examples.py check  BUILD/cli/collsim [FILE.md ...]   # exit 1 on any difference
     scripts/docs-examples.py update BUILD/cli/collsim [FILE.md ...]   # rewrite the outputs
 
-Without files, every README.md and docs/*.md. `make docs` runs update; the test suite runs check,
+Without files, README.md, README.zh-CN.md and every docs/*.md. `make docs` runs update; the test suite runs check,
 so a change in the model either updates the docs or fails the build.
 """
 import difflib
@@ -83,7 +83,7 @@ def main():
     update = sys.argv[1] == "update"
     binary = str(pathlib.Path(sys.argv[2]).resolve())
     files = [pathlib.Path(f) for f in sys.argv[3:]] or \
-        [pathlib.Path("README.md")] + sorted(pathlib.Path("docs").glob("*.md"))
+        [pathlib.Path("README.md"), pathlib.Path("README.zh-CN.md")] + sorted(pathlib.Path("docs").glob("*.md"))
     total, all_problems = 0, []
     for f in files:
         n, problems = process(f, binary, update)
