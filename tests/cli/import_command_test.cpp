@@ -135,3 +135,30 @@ TEST(ImportCommand, SaysWhatIsMissing) {
 
 }  // namespace
 }  // namespace collsim::test
+
+namespace collsim::test {
+namespace {
+
+TEST(NcclLogOption, SetsWhatNcclChoseAsNcclGraphWould) {
+  const std::string log = kData + "nccl-1189-h20-graph.log";
+  for (const char* bytes : {"64K", "64M"}) {
+    const std::string common =
+        std::string("predict dgx-h100 --op allreduce --algo ring --model nccl --format csv --bytes ") +
+        bytes;
+    const CommandResult from_log = run_collsim(common + " --nccl-log " + log);
+    const CommandResult given = run_collsim(common + " --nccl-graph ring=4x24/24");
+    const CommandResult estimated = run_collsim(common);
+    ASSERT_EQ(from_log.status, 0) << from_log.err;
+    EXPECT_EQ(from_log.out, given.out);
+    EXPECT_NE(from_log.out, estimated.out);  // the log changed NCCL's channels
+  }
+  const CommandResult bad = run_collsim("predict dgx-h100 --op allreduce --bytes 1M --nccl-log " +
+                                        kData + "h100x8-nvidia-smi-topo.txt");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err, "collsim: " + kData +
+                         "h100x8-nvidia-smi-topo.txt: no NCCL graph lines (\"NCCL INFO Pattern "
+                         "...\"): run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH\n");
+}
+
+}  // namespace
+}  // namespace collsim::test

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "import/nccl_graph_log.hpp"
 #include "import/nccl_topology_xml.hpp"
 #include "import/nvidia_smi_topo.hpp"
 #include "import/xml.hpp"
@@ -141,6 +142,48 @@ TEST(NvidiaSmiTopo, MalformedMatrixIsLocated) {
   EXPECT_EQ(import_error(head + "GPU0\t X \tNV4\t0-3\nGPU1\tNV4\t X \t0-3\n", false),
             "t.txt: NV4 between GPUs in groups of 2: name the GPU model with --gpu (e.g. --gpu "
             "H100-SXM)");
+}
+
+}  // namespace
+}  // namespace collsim
+
+namespace collsim {
+namespace {
+
+std::string log_error(const std::string& text) {
+  try {
+    read_nccl_graph_log(text, "n.log");
+  } catch (const ImportError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(NcclGraphLog, ReadsRingNvlsAndTheOlderSpeedSpelling) {
+  EXPECT_EQ(read_nccl_graph_log(data("nccl-1189-h20-graph.log"), "x").graph, "ring=4x24/24");
+  EXPECT_EQ(read_nccl_graph_log(data("nccl-1519-h100-nvls-graph.log"), "x").graph, "nvls=7x3/3");
+  // Two ranks print the same graph: it counts once.
+  EXPECT_EQ(read_nccl_graph_log(data("nccl-601-speed-graph.log"), "x").graph, "ring=4x1.2/1.2");
+}
+
+TEST(NcclGraphLog, TreePatternsNameNcclsConstants) {
+  const NcclGraphLog g = read_nccl_graph_log(
+      "h:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 20.000000/20.000000, type NVL/PIX, sameChannels 1\n"
+      "h:1:2 [0] NCCL INFO Pattern 3, crossNic 0, nChannels 8, bw 40.000000/12.500000, type NVL/PIX, sameChannels 1\n",
+      "x");
+  EXPECT_EQ(g.graph, "ring=16x20/20,tree=8x40/12.5");
+  EXPECT_EQ(g.tree_pattern, "tree");
+}
+
+TEST(NcclGraphLog, MalformedLinesAreLocated) {
+  EXPECT_EQ(log_error("a\nh [0] NCCL INFO Pattern 4, crossNic 0, nChannels many\n"),
+            "n.log:2: expected \"Pattern P, crossNic C, nChannels N, bw INTRA/INTER\", got "
+            "\"Pattern 4, crossNic 0, nChannels many\"");
+  EXPECT_EQ(log_error("h [0] NCCL INFO Pattern 4, crossNic 0, nChannels 0, bw 1/1\n"),
+            "n.log:1: nChannels 0: expected 1 to 64");
+  EXPECT_EQ(log_error("no graph here\n"),
+            "n.log: no NCCL graph lines (\"NCCL INFO Pattern ...\"): run with NCCL_DEBUG=INFO "
+            "NCCL_DEBUG_SUBSYS=INIT,GRAPH");
 }
 
 }  // namespace

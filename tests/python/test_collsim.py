@@ -138,3 +138,15 @@ def test_docs_python_md_examples():
     result = doctest.testfile(path, module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 10
+
+
+def test_import_topology_returns_the_clis_yaml(tmp_path):
+    smi = os.path.join(SOURCE, "tests", "data", "import", "h100x8-nvidia-smi-topo.txt")
+    yaml = collsim.import_topology(smi, nic_bandwidth="400Gbps", name="lab")
+    out, _, rc = cli("import", smi, "--nic-bandwidth", "400Gbps", "--name", "lab")
+    assert rc == 0 and yaml == out
+    path = tmp_path / "lab.yaml"
+    path.write_text(yaml)
+    assert collsim.load(path).summary["gpus"] == 8
+    with pytest.raises(collsim.Error, match="--nic-bandwidth"):
+        collsim.import_topology(smi)
