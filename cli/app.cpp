@@ -1,9 +1,12 @@
 #include "cli/app.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.hpp"
+#include "topology/error.hpp"
 
 namespace collsim {
 
@@ -30,19 +33,51 @@ std::unique_ptr<CLI::App> make_app() {
 
 namespace {
 
-// Points std::cout at a string for its lifetime, restoring the previous buffer even when the
-// command throws.
-class CaptureCout {
+// Points the process's standard output (file descriptor 1, which std::cout and fmt::print both
+// reach through stdio) at a temporary file for its lifetime, restoring it even when the command
+// throws.
+class CaptureStdout {
  public:
-  CaptureCout() : previous_(std::cout.rdbuf(text_.rdbuf())) {}
-  ~CaptureCout() { std::cout.rdbuf(previous_); }
-  CaptureCout(const CaptureCout&) = delete;
-  CaptureCout& operator=(const CaptureCout&) = delete;
-  std::string text() const { return text_.str(); }
+  CaptureStdout() {
+    std::cout.flush();
+    std::fflush(stdout);
+    file_ = std::tmpfile();
+    saved_ = dup(STDOUT_FILENO);
+    if (file_ == nullptr || saved_ < 0 || dup2(fileno(file_), STDOUT_FILENO) < 0) {
+      release();
+      throw Error("cannot capture standard output (no temporary file)");
+    }
+  }
+  ~CaptureStdout() { release(); }
+  CaptureStdout(const CaptureStdout&) = delete;
+  CaptureStdout& operator=(const CaptureStdout&) = delete;
+
+  std::string text() {
+    std::cout.flush();
+    std::fflush(stdout);
+    std::string out;
+    std::rewind(file_);
+    char buf[1 << 16];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, file_)) > 0;) out.append(buf, n);
+    return out;
+  }
 
  private:
-  std::ostringstream text_;
-  std::streambuf* previous_;
+  void release() {
+    std::cout.flush();
+    std::fflush(stdout);
+    if (saved_ >= 0) {
+      dup2(saved_, STDOUT_FILENO);
+      close(saved_);
+      saved_ = -1;
+    }
+    if (file_ != nullptr) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+  }
+  std::FILE* file_ = nullptr;
+  int saved_ = -1;
 };
 
 }  // namespace
@@ -51,7 +86,7 @@ std::string run_command(const std::vector<std::string>& args) {
   const std::unique_ptr<CLI::App> app = make_app();
   // CLI11 takes a vector in reverse order (it pops arguments off the back).
   std::vector<std::string> reversed(args.rbegin(), args.rend());
-  CaptureCout capture;
+  CaptureStdout capture;
   app->parse(reversed);
   return capture.text();
 }

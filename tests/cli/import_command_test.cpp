@@ -128,6 +128,9 @@ TEST(ImportCommand, SaysWhatIsMissing) {
   r = run_collsim("import " + std::string(COLLSIM_SOURCE_DIR) + "/configs/dgx-h100.yaml");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("neither NCCL's topology dump"), std::string::npos) << r.err;
+  r = run_collsim("import - --nic-bandwidth 400Gbps < " + kSmi);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("name: imported\n"), std::string::npos);
   r = run_collsim("import /nonexistent.xml");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "collsim: /nonexistent.xml: cannot open the file\n");

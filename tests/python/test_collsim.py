@@ -150,3 +150,14 @@ def test_import_topology_returns_the_clis_yaml(tmp_path):
     assert collsim.load(path).summary["gpus"] == 8
     with pytest.raises(collsim.Error, match="--nic-bandwidth"):
         collsim.import_topology(smi)
+
+
+def test_topo_svg_is_a_well_formed_svg_document(tmp_path):
+    import xml.etree.ElementTree as ElementTree
+    svg = tmp_path / "dgx.svg"
+    out = collsim.run("topo", "dgx-h100", "--svg", svg)
+    assert out.endswith(f"wrote {svg}\n")
+    root = ElementTree.parse(svg).getroot()  # raises on malformed XML
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    titles = {t.text for t in root.iter("{http://www.w3.org/2000/svg}title")}
+    assert {f"node0/gpu{i}" for i in range(8)} <= titles
