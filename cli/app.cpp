@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 
 #include "cli/commands.hpp"
 #include "topology/error.hpp"
@@ -83,6 +84,9 @@ class CaptureStdout {
 }  // namespace
 
 std::string run_command(const std::vector<std::string>& args) {
+  // One command at a time: standard output is the process's, not the caller's.
+  static std::mutex one_at_a_time;
+  const std::lock_guard<std::mutex> lock(one_at_a_time);
   const std::unique_ptr<CLI::App> app = make_app();
   // CLI11 takes a vector in reverse order (it pops arguments off the back).
   std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -18,9 +18,9 @@ std::unique_ptr<CLI::App> make_app();
 
 // Runs `collsim ARGS...` and returns what the command printed on standard output, whatever the
 // format. Throws collsim::Error where the binary exits 1 and CLI::ParseError where it exits 2
-// (the same what() as the binary prints after "collsim: "). Not reentrant: it points file
-// descriptor 1 at a temporary file for the call, so callers serialize (Python's GIL does), and
-// other threads' output to it in that time is captured too.
+// (the same what() as the binary prints after "collsim: "). It points file descriptor 1 at a
+// temporary file for the call, so calls from several threads run one after another, and other
+// threads' output to it in that time is captured too.
 std::string run_command(const std::vector<std::string>& args);
 
 }  // namespace collsim

@@ -63,9 +63,12 @@ class Reader {
     throw ImportError(fmt::format("{}:{}:{}: {}", file_, l, c, what));
   }
   [[noreturn]] void fail(const std::string& what) const { fail(line_, column_, what); }
+  // What stands at the cursor, for "expected X, got Y": up to 12 characters of this line.
   std::string got() const {
     if (done()) return "the end of the file";
-    return fmt::format("\"{}\"", text_.substr(pos_, std::min<std::size_t>(12, text_.size() - pos_)));
+    std::string_view rest = text_.substr(pos_, std::min<std::size_t>(12, text_.size() - pos_));
+    rest = rest.substr(0, rest.find_first_of("\r\n"));
+    return rest.empty() ? "the end of the line" : fmt::format("\"{}\"", rest);
   }
 
  private:

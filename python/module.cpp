@@ -15,6 +15,7 @@ PYBIND11_MODULE(_collsim, m) {
   m.doc() = "collsim's command line, run in-process (use the collsim package, not this module)";
   py::register_exception<collsim::Error>(m, "Error", PyExc_ValueError);
   py::register_exception<CLI::ParseError>(m, "UsageError", PyExc_TypeError);
-  m.def("run", &collsim::run_command, py::arg("args"),
+  // Other Python threads run while a command simulates (run_command serializes commands).
+  m.def("run", &collsim::run_command, py::arg("args"), py::call_guard<py::gil_scoped_release>(),
         "Runs `collsim ARGS...` and returns what it printed on standard output.");
 }

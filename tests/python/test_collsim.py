@@ -161,3 +161,22 @@ def test_topo_svg_is_a_well_formed_svg_document(tmp_path):
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     titles = {t.text for t in root.iter("{http://www.w3.org/2000/svg}title")}
     assert {f"node0/gpu{i}" for i in range(8)} <= titles
+
+
+def test_commands_from_several_threads_each_get_their_own_output():
+    import threading
+    results = {}
+
+    def work(op):
+        results[op] = collsim.predict("dgx-h100", op=op, bytes="1M", algo="ring",
+                                      model="alpha-beta")
+
+    threads = [threading.Thread(target=work, args=(op,))
+               for op in ("allreduce", "allgather", "broadcast", "reducescatter")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {op: r["collective"] for op, r in results.items()} == {op: op for op in results}
+    assert results["allreduce"] == collsim.predict("dgx-h100", op="allreduce", bytes="1M",
+                                                   algo="ring", model="alpha-beta")
