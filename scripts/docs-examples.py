@@ -77,6 +77,22 @@ def process(path, binary, update):
     return count, problems
 
 
+def commands(path):
+    """The `$ collsim` commands of a file's console blocks, in order."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line[2:] for start, end in examples(lines) for line in lines[start:end]
+            if line.startswith("$ collsim ")]
+
+
+def translations_in_step():
+    """README.zh-CN.md translates README.md: the same examples in the same order."""
+    en, zh = pathlib.Path("README.md"), pathlib.Path("README.zh-CN.md")
+    if not (en.exists() and zh.exists()) or commands(en) == commands(zh):
+        return []
+    return [f"{zh}: its examples {commands(zh)} differ from {en}'s {commands(en)}; "
+            f"change both READMEs together"]
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("check", "update"):
         raise SystemExit(__doc__)
@@ -84,7 +100,7 @@ def main():
     binary = str(pathlib.Path(sys.argv[2]).resolve())
     files = [pathlib.Path(f) for f in sys.argv[3:]] or \
         [pathlib.Path("README.md"), pathlib.Path("README.zh-CN.md")] + sorted(pathlib.Path("docs").glob("*.md"))
-    total, all_problems = 0, []
+    total, all_problems = 0, ([] if sys.argv[3:] else translations_in_step())
     for f in files:
         n, problems = process(f, binary, update)
         total += n
