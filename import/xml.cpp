@@ -79,8 +79,9 @@ class Reader {
   int column_ = 1;
 };
 
-// Comments, declarations and text up to the next tag.
-void skip_misc(Reader& r) {
+// Comments, declarations and (inside an element) text up to the next tag. Outside the root only
+// white space may stand between them.
+void skip_misc(Reader& r, bool inside) {
   while (!r.done()) {
     if (r.starts_with("<!--")) {
       r.skip_past("-->", "a comment");
@@ -88,8 +89,10 @@ void skip_misc(Reader& r) {
       r.skip_past("?>", "an XML declaration");
     } else if (r.peek() == '<') {
       return;
-    } else {
+    } else if (inside || std::isspace(static_cast<unsigned char>(r.peek()))) {
       r.advance();
+    } else {
+      r.fail(fmt::format("expected an XML element ('<'), got {}", r.got()));
     }
   }
 }
@@ -138,7 +141,7 @@ XmlElement element(Reader& r, int depth) {
     e.attributes.emplace_back(std::move(key), attribute_value(r));
   }
   for (;;) {
-    skip_misc(r);
+    skip_misc(r, true);
     if (r.done()) {
       r.fail(e.line, e.column, fmt::format("<{}> is never closed (no </{}>)", e.name, e.name));
     }
@@ -162,10 +165,10 @@ XmlElement element(Reader& r, int depth) {
 
 XmlElement parse_xml(std::string_view text, std::string_view file) {
   Reader r(text, file);
-  skip_misc(r);
+  skip_misc(r, false);
   if (r.done()) r.fail("expected an XML element, got an empty document");
   XmlElement root = element(r, 0);
-  skip_misc(r);
+  skip_misc(r, false);
   if (!r.done()) r.fail(fmt::format("content after the root element </{}>: {}", root.name, r.got()));
   return root;
 }

@@ -36,8 +36,9 @@ class Rows(list):
 
 def _option_words(name, value):
     """One keyword argument as command-line words: None and False leave the option out, True is
-    a flag, a list repeats the option (``costs=[a, b]``)."""
-    flag = "--" + name.replace("_", "-")
+    a flag, a list repeats the option (``costs=[a, b]``). A trailing underscore spells an option
+    that is a Python keyword (``from_="nvidia-smi"``)."""
+    flag = "--" + name.rstrip("_").replace("_", "-")
     if value is None or value is False:
         return []
     if value is True:

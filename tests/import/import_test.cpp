@@ -81,6 +81,10 @@ TEST(NcclTopologyXml, MalformedInputIsLocated) {
   EXPECT_EQ(import_error("<system>\n  <cpu numaid=0>", true),
             "t.xml:2:15: expected a quoted value, got \"0>\"");
   EXPECT_EQ(import_error("<system><cpu>", true), "t.xml:1:9: <cpu> is never closed (no </cpu>)");
+  EXPECT_EQ(import_error("\tGPU0\tGPU1\n", true),
+            "t.xml:1:2: expected an XML element ('<'), got \"GPU0\tGPU1\"");
+  EXPECT_EQ(import_error("<system/> trailing", true),
+            "t.xml:1:11: expected an XML element ('<'), got \"trailing\"");
   EXPECT_EQ(import_error("<topology/>", true),
             "t.xml:1:1: <topology>: expected NCCL's topology dump, whose root is <system>");
   EXPECT_EQ(import_error("<system/>", true), "t.xml:1:1: <system>: expected a <cpu> element inside");

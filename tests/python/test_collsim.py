@@ -150,6 +150,8 @@ def test_import_topology_returns_the_clis_yaml(tmp_path):
     assert collsim.load(path).summary["gpus"] == 8
     with pytest.raises(collsim.Error, match="--nic-bandwidth"):
         collsim.import_topology(smi)
+    with pytest.raises(collsim.Error, match="1:2: expected an XML element"):
+        collsim.import_topology(smi, from_="nccl-xml")
 
 
 def test_topo_svg_is_a_well_formed_svg_document(tmp_path):
