@@ -57,10 +57,11 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
                   "NCCL_DEBUG=INFO output whose graph lines (Pattern, nChannels, bw) set "
                   "--nccl-graph and --nccl-tree-pattern; the two options override it")
       ->check(CLI::ExistingFile);
-  m.tree_pattern_option = cmd->add_option("--nccl-tree-pattern", m.nccl_tree_pattern,
-                  "NCCL's tree pattern: balanced, split, or tree (fell back, x0.85)")
-      ->check(CLI::IsMember({"balanced", "split", "tree"}))
-      ->capture_default_str();
+  m.tree_pattern_option =
+      cmd->add_option("--nccl-tree-pattern", m.nccl_tree_pattern,
+                      "NCCL's tree pattern: balanced, split, or tree (fell back, x0.85)")
+          ->check(CLI::IsMember({"balanced", "split", "tree"}))
+          ->capture_default_str();
   cmd->add_option("--nccl-cpu", m.nccl_cpu, "host CPU for NCCL's model: intel, amd, other")
       ->check(CLI::IsMember({"intel", "amd", "other"}))
       ->capture_default_str();

@@ -45,7 +45,8 @@ class TempDir {
 int run_dot(const std::string& in, const std::string& out, const std::string& err) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
   std::string a0 = "dot", a1 = "-Tsvg", a2 = "-o";
   std::string a3 = out, a4 = in;
   char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), nullptr};
@@ -84,7 +85,8 @@ void write_topology_svg(const Topology& topo, const std::string& path) {
     std::string line;
     std::ifstream e(err);
     std::getline(e, line);
-    throw Error(fmt::format("--svg: dot failed to write \"{}\"{}", path, line.empty() ? "" : ": " + line));
+    throw Error(
+        fmt::format("--svg: dot failed to write \"{}\"{}", path, line.empty() ? "" : ": " + line));
   }
 }
 

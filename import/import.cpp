@@ -23,9 +23,10 @@ std::string read_input(const std::string& path) {
   }
   std::optional<std::string> text = read_at_most(path == "-" ? std::cin : file, kMaxConfigBytes);
   if (!text) {
-    throw ImportError(fmt::format("{}: larger than {} MiB; expected a topology dump or "
-                                  "`nvidia-smi topo -m` output",
-                                  path, kMaxConfigBytes >> 20));
+    throw ImportError(
+        fmt::format("{}: larger than {} MiB; expected a topology dump or "
+                    "`nvidia-smi topo -m` output",
+                    path, kMaxConfigBytes >> 20));
   }
   return std::move(*text);
 }
@@ -34,9 +35,10 @@ std::string detect(const std::string& text, const std::string& path) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '<') return "nccl-xml";
   if (looks_like_nvidia_smi_topo(text)) return "nvidia-smi";
-  throw ImportError(fmt::format("{}: neither NCCL's topology dump (XML starting with <system>) nor "
-                                "`nvidia-smi topo -m` output (a header row starting with GPU0)",
-                                path));
+  throw ImportError(
+      fmt::format("{}: neither NCCL's topology dump (XML starting with <system>) nor "
+                  "`nvidia-smi topo -m` output (a header row starting with GPU0)",
+                  path));
 }
 
 }  // namespace

@@ -20,8 +20,8 @@ struct ImportedSwitch {
 
 struct ImportedNode {
   std::string name;
-  std::string source;      // "NCCL topology dump system.xml", for the header comment
-  std::string gpu_model;   // a name of topology/gpu_models
+  std::string source;     // "NCCL topology dump system.xml", for the header comment
+  std::string gpu_model;  // a name of topology/gpu_models
   int gpus = 0;
   std::string nvlink_fabric;  // "" (none), "nvswitch" or "mesh"
   int nvlink_links = 0;       // nvswitch: links per GPU; mesh: links per linked pair

@@ -56,7 +56,8 @@ NcclGraphLog read_nccl_graph_log(std::string_view text, std::string_view file) {
     const int pattern = std::stoi(m[1]);
     const Graph g{std::stoi(m[3]), trimmed(m[4]), trimmed(m[5])};
     if (g.channels < 1 || g.channels > 64) {
-      throw ImportError(fmt::format("{}:{}: nChannels {}: expected 1 to 64", file, number, g.channels));
+      throw ImportError(
+          fmt::format("{}:{}: nChannels {}: expected 1 to 64", file, number, g.channels));
     }
     if (pattern == 4 && !ring) ring = g;
     if (pattern >= 1 && pattern <= 3 && !tree) {
@@ -66,9 +67,10 @@ NcclGraphLog read_nccl_graph_log(std::string_view text, std::string_view file) {
     if (pattern == 5 && !nvls) nvls = g;
   }
   if (!ring && !tree && !nvls) {
-    throw ImportError(fmt::format("{}: no NCCL graph lines (\"NCCL INFO Pattern ...\"): run with "
-                                  "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH",
-                                  file));
+    throw ImportError(
+        fmt::format("{}: no NCCL graph lines (\"NCCL INFO Pattern ...\"): run with "
+                    "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH",
+                    file));
   }
   NcclGraphLog out;
   auto add = [&](const char* name, const std::optional<Graph>& g) {

@@ -1,6 +1,7 @@
 // What NCCL's graph search chose, from its NCCL_DEBUG=INFO log (NCCL_DEBUG_SUBSYS=INIT,GRAPH):
 //
-//   host:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 20.000000/20.000000, type NVL/PIX, sameChannels 1
+//   host:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 20.000000/20.000000, type
+//   NVL/PIX, sameChannels 1
 //
 // Pattern (NCCL src/graph/graph.h NCCL_TOPO_PATTERN_*): 1 balanced tree, 2 split tree, 3 tree,
 // 4 ring, 5 NVLS, 6 CollNet direct; bw (older NCCL: speed) is per channel, intra/inter node in

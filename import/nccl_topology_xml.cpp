@@ -85,12 +85,14 @@ void read_gpu(const XmlElement& pci, const XmlElement& gpu, int switch_id, Walk&
   g.busid = pci.attribute("busid").value_or("");
   g.pci_device = pci.attribute("device").value_or("");
   g.link_speed = pci.attribute("link_speed").value_or("");
-  if (pci.attribute("link_width")) g.link_width = static_cast<int>(number(pci, "link_width", w.file));
+  if (pci.attribute("link_width"))
+    g.link_width = static_cast<int>(number(pci, "link_width", w.file));
   g.switch_id = switch_id;
   g.element = &gpu;
   for (const XmlElement& l : gpu.children) {
     if (l.name != "nvlink") continue;
-    g.nvlinks.push_back({required(l, "target", w.file), static_cast<int>(number(l, "count", w.file)),
+    g.nvlinks.push_back({required(l, "target", w.file),
+                         static_cast<int>(number(l, "count", w.file)),
                          l.attribute("tclass").value_or("")});
   }
   w.gpus.push_back(std::move(g));
@@ -103,55 +105,13 @@ void walk(const XmlElement& e, int switch_id, bool under_cpu, Walk& w) {
       read_nic(c, switch_id, w);
     } else if (c.name == "pci") {
       int id = switch_id;
-      if (under_cpu && c.attribute("class").value_or("").starts_with("0x0604")) id = w.next_switch++;
+      if (under_cpu && c.attribute("class").value_or("").starts_with("0x0604"))
+        id = w.next_switch++;
       for (const XmlElement& g : c.children) {
         if (g.name == "gpu") read_gpu(c, g, id, w);
       }
       walk(c, id, false, w);
     }
-  }
-}
-
-// NCCL's CPU-to-CPU bandwidths (src/graph/topo.h [S7]; docs/nccl-model.md): Intel by model
-// number (Broadwell 6, Skylake 0x55 10, Sapphire Rapids 0x8F 22, Emerald Rapids 0xCF 40 GB/s),
-// AMD 16 GB/s.
-std::optional<double> smp_bandwidth(const XmlElement& cpu, std::string& what) {
-  const std::string vendor = cpu.attribute("vendor").value_or("");
-  const std::string model = cpu.attribute("modelid").value_or("");
-  if (vendor == "AuthenticAMD" || vendor == "AMD") {
-    what = "AMD CPUs: NCCL's AMD_BW 16 GB/s between sockets";
-    return 16.0;
-  }
-  if (vendor != "GenuineIntel" || model.empty()) return std::nullopt;
-  const int m = std::atoi(model.c_str());
-  const struct { int model; double bw; const char* name; } kIntel[] = {
-      {0xCF, 40, "Emerald Rapids"}, {0x8F, 22, "Sapphire Rapids"}, {0x55, 10, "Skylake"}};
-  for (const auto& k : kIntel) {
-    if (m >= k.model) {
-      what = fmt::format("Intel model {}: NCCL's {} QPI bandwidth {:g} GB/s", m, k.name, k.bw);
-      return k.bw;
-    }
-  }
-  what = fmt::format("Intel model {}: NCCL's Broadwell QPI bandwidth 6 GB/s", m);
-  return 6.0;
-}
-
-// The PCI device ids of the SXM/PCIe boards collsim models (NVIDIA's PCI id list), then the
-// architecture when the id is not known.
-std::string gpu_model_of(const Gpu& g, bool has_nvlink) {
-  static const std::map<std::string, std::string> kDevice = {
-      {"0x1db1", "V100-SXM2"}, {"0x1db5", "V100-SXM2"}, {"0x1db4", "V100-PCIe"},
-      {"0x1e07", "RTX2080Ti"}, {"0x20b0", "A100-SXM"},  {"0x20b2", "A100-SXM"},
-      {"0x20f1", "A100-PCIe"}, {"0x20b5", "A100-PCIe"}, {"0x2330", "H100-SXM"},
-      {"0x2331", "H100-PCIe"}, {"0x2335", "H200"},      {"0x2901", "B200"}};
-  if (auto it = kDevice.find(g.pci_device); it != kDevice.end()) return it->second;
-  switch (g.sm) {
-    case 70: return has_nvlink ? "V100-SXM2" : "V100-PCIe";
-    case 75: return "RTX2080Ti";
-    case 80: return has_nvlink ? "A100-SXM" : "A100-PCIe";
-    case 90: return has_nvlink ? "H100-SXM" : "H100-PCIe";
-    case 100: return "B200";
-    default: return "";
   }
 }
 
@@ -175,7 +135,8 @@ void read_nvlinks(const std::vector<Gpu>& gpus, std::string_view file, ImportedN
   const auto [lo, hi] = std::minmax_element(to_switch.begin(), to_switch.end());
   if (*hi > 0) {
     if (*lo != *hi) {
-      n.assumed.push_back(fmt::format("GPUs have {} to {} NVSwitch links; all get {}", *lo, *hi, *lo));
+      n.assumed.push_back(
+          fmt::format("GPUs have {} to {} NVSwitch links; all get {}", *lo, *hi, *lo));
     }
     n.nvlink_fabric = "nvswitch";
     n.nvlink_links = *lo;
@@ -199,13 +160,14 @@ void read_nvlinks(const std::vector<Gpu>& gpus, std::string_view file, ImportedN
     }
   }
   if (gpus.size() % group != 0) {
-    throw ImportError(fmt::format("{}: {} GPUs do not split into NVLink groups of {}", file,
-                                  gpus.size(), group));
+    throw ImportError(
+        fmt::format("{}: {} GPUs do not split into NVLink groups of {}", file, gpus.size(), group));
   }
   n.nvlink_fabric = "mesh";
   n.nvlink_links = links;
   n.nvlink_group = static_cast<int>(group);
-  n.read.push_back(fmt::format("{} NVLinks between each pair of GPUs in groups of {}", links, group));
+  n.read.push_back(
+      fmt::format("{} NVLinks between each pair of GPUs in groups of {}", links, group));
 }
 
 void read_pcie(const std::vector<Gpu>& gpus, std::string_view file, ImportedNode& n) {
@@ -223,18 +185,20 @@ void read_pcie(const std::vector<Gpu>& gpus, std::string_view file, ImportedNode
   }
   n.pcie_GBps = lowest;
   n.pcie_width = width;
-  n.read.push_back(fmt::format("GPU PCIe links {:g} GB/s per direction at x16, x{}", *lowest, width));
+  n.read.push_back(
+      fmt::format("GPU PCIe links {:g} GB/s per direction at x16, x{}", *lowest, width));
   if (std::any_of(gpus.begin(), gpus.end(), [](const Gpu& g) { return g.link_width == 0; })) {
     n.assumed.push_back("link_width 0 (a virtual machine hides it) read as x16");
   }
 }
 
 void read_switches(const Walk& w, ImportedNode& n) {
-  const bool on_switches = std::all_of(w.gpus.begin(), w.gpus.end(),
-                                       [](const Gpu& g) { return g.switch_id >= 0; });
+  const bool on_switches =
+      std::all_of(w.gpus.begin(), w.gpus.end(), [](const Gpu& g) { return g.switch_id >= 0; });
   std::vector<int> order;  // switch ids in GPU order
   for (const Gpu& g : w.gpus) {
-    if (std::find(order.begin(), order.end(), g.switch_id) == order.end()) order.push_back(g.switch_id);
+    if (std::find(order.begin(), order.end(), g.switch_id) == order.end())
+      order.push_back(g.switch_id);
   }
   std::vector<std::string> left_out;
   if (on_switches) {
@@ -259,8 +223,8 @@ void read_switches(const Walk& w, ImportedNode& n) {
     n.assumed.push_back("GPUs on the CPUs' root ports (switches: 0)");
   }
   if (!left_out.empty()) {
-    n.assumed.push_back(fmt::format("NICs under no GPU's switch left out: {}",
-                                    fmt::join(left_out, ", ")));
+    n.assumed.push_back(
+        fmt::format("NICs under no GPU's switch left out: {}", fmt::join(left_out, ", ")));
   }
 }
 
@@ -285,8 +249,8 @@ ImportedNode read_nccl_topology_xml(std::string_view text, std::string_view file
                                     const ImportOptions& options) {
   const XmlElement root = parse_xml(text, file);
   if (root.name != "system") {
-    throw ImportError(fmt::format("{}: expected NCCL's topology dump, whose root is <system>",
-                                  root.where(file)));
+    throw ImportError(
+        fmt::format("{}: expected NCCL's topology dump, whose root is <system>", root.where(file)));
   }
   Walk w{file, {}, {}, 0};
   std::set<std::string> hosts;
@@ -305,28 +269,34 @@ ImportedNode read_nccl_topology_xml(std::string_view text, std::string_view file
                                   root.where(file), hosts.size()));
   }
   if (w.gpus.empty()) {
-    throw ImportError(fmt::format("{}: no <gpu> in the dump (NCCL_TOPO_FILE-style files list only "
-                                  "PCI devices; use the NCCL_TOPO_DUMP_FILE output)",
-                                  root.where(file)));
+    throw ImportError(
+        fmt::format("{}: no <gpu> in the dump (NCCL_TOPO_FILE-style files list only "
+                    "PCI devices; use the NCCL_TOPO_DUMP_FILE output)",
+                    root.where(file)));
   }
-  std::stable_sort(w.gpus.begin(), w.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.dev < b.dev; });
+  std::stable_sort(w.gpus.begin(), w.gpus.end(),
+                   [](const Gpu& a, const Gpu& b) { return a.dev < b.dev; });
 
   ImportedNode n;
   n.source = fmt::format("NCCL's topology dump {}", file);
   n.gpus = static_cast<int>(w.gpus.size());
   n.cpus = cpus;
-  n.read.push_back(fmt::format("{} GPUs (sm {}), {} CPU socket(s)", n.gpus, w.gpus.front().sm, cpus));
+  n.read.push_back(
+      fmt::format("{} GPUs (sm {}), {} CPU socket(s)", n.gpus, w.gpus.front().sm, cpus));
   read_nvlinks(w.gpus, file, n);
-  n.gpu_model = options.gpu_model.empty() ? gpu_model_of(w.gpus.front(), !n.nvlink_fabric.empty())
-                                          : options.gpu_model;
+  n.gpu_model =
+      options.gpu_model.empty()
+          ? gpu_model_of(w.gpus.front().pci_device, w.gpus.front().sm, !n.nvlink_fabric.empty())
+          : options.gpu_model;
   if (n.gpu_model.empty()) {
-    throw ImportError(fmt::format("{}: GPU sm {} (PCI device {}) is not a model collsim knows; "
-                                  "name one with --gpu",
-                                  w.gpus.front().element->where(file), w.gpus.front().sm,
-                                  w.gpus.front().pci_device));
+    throw ImportError(fmt::format(
+        "{}: GPU sm {} (PCI device {}) is not a model collsim knows; "
+        "name one with --gpu",
+        w.gpus.front().element->where(file), w.gpus.front().sm, w.gpus.front().pci_device));
   }
   std::string smp_what;
-  n.smp_GBps = smp_bandwidth(*first_cpu, smp_what);
+  n.smp_GBps = smp_bandwidth(first_cpu->attribute("vendor").value_or(""),
+                             first_cpu->attribute("modelid").value_or(""), smp_what);
   if (n.smp_GBps && cpus > 1) n.read.push_back(smp_what);
   read_pcie(w.gpus, file, n);
   read_switches(w, n);

@@ -32,7 +32,8 @@ std::vector<std::string> cells(const std::string& line) {
   const bool tabs = line.find('\t') != std::string::npos;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
-    if (c == '\t' || c == '\r' || (!tabs && c == ' ' && i + 1 < line.size() && line[i + 1] == ' ')) {
+    if (c == '\t' || c == '\r' ||
+        (!tabs && c == ' ' && i + 1 < line.size() && line[i + 1] == ' ')) {
       flush();
     } else {
       cur += c;
@@ -55,8 +56,9 @@ struct Matrix {
 bool known_relation(const std::string& v) {
   static const std::set<std::string> kWords = {"X", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC"};
   if (kWords.contains(v)) return true;
-  return v.size() > 2 && v.starts_with("NV") &&
-         std::all_of(v.begin() + 2, v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return v.size() > 2 && v.starts_with("NV") && std::all_of(v.begin() + 2, v.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c));
+         });
 }
 
 Matrix parse(std::string_view text, std::string_view file) {
@@ -105,21 +107,23 @@ Matrix parse(std::string_view text, std::string_view file) {
     for (std::size_t k = 0; k < r.size(); ++k) {
       const bool self = k == row;
       if (!known_relation(r[k]) || (self != (r[k] == "X"))) {
-        throw ImportError(fmt::format(
-            "{}:{}: {} to {}: expected {}, got \"{}\"", file, number, c.front(), m.devices[k],
-            self ? "X" : "NV#, PIX, PXB, PHB, NODE or SYS", r[k]));
+        throw ImportError(fmt::format("{}:{}: {} to {}: expected {}, got \"{}\"", file, number,
+                                      c.front(), m.devices[k],
+                                      self ? "X" : "NV#, PIX, PXB, PHB, NODE or SYS", r[k]));
       }
     }
-    if (is_gpu(c.front()) && header_cells > m.devices.size() + 1 && c.size() > m.devices.size() + 2) {
+    if (is_gpu(c.front()) && header_cells > m.devices.size() + 1 &&
+        c.size() > m.devices.size() + 2) {
       m.numa[static_cast<int>(row)] = c[m.devices.size() + 2];
     }
     m.rel.push_back(std::move(r));
     m.lines.push_back(number);
   }
   if (m.devices.empty()) {
-    throw ImportError(fmt::format("{}: expected `nvidia-smi topo -m` output: no header row "
-                                  "starting with GPU0",
-                                  file));
+    throw ImportError(
+        fmt::format("{}: expected `nvidia-smi topo -m` output: no header row "
+                    "starting with GPU0",
+                    file));
   }
   if (m.rel.size() != m.devices.size()) {
     throw ImportError(fmt::format("{}: the matrix has {} rows for {} columns", file, m.rel.size(),
@@ -146,41 +150,46 @@ void read_nvlink(const Matrix& m, const std::vector<int>& gpus, std::string_view
   if (counts.empty()) {
     n.gpu_model = o.gpu_model;
     if (n.gpu_model.empty()) {
-      throw ImportError(fmt::format("{}: no NVLink between the GPUs, so their model cannot be "
-                                    "told: name it with --gpu (e.g. --gpu H100-PCIe)",
-                                    file));
+      throw ImportError(
+          fmt::format("{}: no NVLink between the GPUs, so their model cannot be "
+                      "told: name it with --gpu (e.g. --gpu H100-PCIe)",
+                      file));
     }
     return;
   }
   const int k = *counts.begin();
   const int group = peers[0] + 1;
   const bool all_pairs = group == static_cast<int>(gpus.size());
-  if (counts.size() > 1 || std::any_of(peers.begin(), peers.end(), [&](int p) { return p + 1 != group; }) ||
+  if (counts.size() > 1 ||
+      std::any_of(peers.begin(), peers.end(), [&](int p) { return p + 1 != group; }) ||
       gpus.size() % group != 0) {
     throw ImportError(fmt::format(
         "{}:{}: NVLink counts {} over {} to {} peers per GPU: collsim's NVLink mesh links every "
         "pair of equal groups with one count (describe this node in the explicit form, "
         "docs/config.md)",
-        file, m.lines[gpus[0]], fmt::join(counts, ", "), *std::min_element(peers.begin(), peers.end()),
+        file, m.lines[gpus[0]], fmt::join(counts, ", "),
+        *std::min_element(peers.begin(), peers.end()),
         *std::max_element(peers.begin(), peers.end())));
   }
   n.gpu_model = o.gpu_model;
   if (n.gpu_model.empty() && all_pairs && (k == 18 || k == 12)) {
     n.gpu_model = k == 18 ? "H100-SXM" : "A100-SXM";
-    n.assumed.push_back(fmt::format("NV{} between every pair: {} (--gpu {} if not)", k,
-                                    n.gpu_model, k == 18 ? "H200" : "A100-SXM"));
+    n.assumed.push_back(fmt::format("NV{} between every pair: {} (--gpu {} if not)", k, n.gpu_model,
+                                    k == 18 ? "H200" : "A100-SXM"));
   }
   if (n.gpu_model.empty()) {
-    throw ImportError(fmt::format("{}: NV{} between GPUs in groups of {}: name the GPU model with "
-                                  "--gpu (e.g. --gpu H100-SXM)",
-                                  file, k, group));
+    throw ImportError(
+        fmt::format("{}: NV{} between GPUs in groups of {}: name the GPU model with "
+                    "--gpu (e.g. --gpu H100-SXM)",
+                    file, k, group));
   }
   const GpuModel* model = find_gpu_model(n.gpu_model);
   const int ports = model != nullptr ? model->nvlinks : 0;
   if (all_pairs && k * (group - 1) > ports) {
     n.nvlink_fabric = "nvswitch";
     n.nvlink_links = k;
-    n.read.push_back(fmt::format("NV{} between every pair of {} GPUs: an NVSwitch fabric", k, group));
+    n.read.push_back(
+        fmt::format("NV{} between every pair of {} GPUs: an NVSwitch fabric", k, group));
   } else {
     n.nvlink_fabric = "mesh";
     n.nvlink_links = k;
@@ -193,7 +202,9 @@ void read_nvlink(const Matrix& m, const std::vector<int>& gpus, std::string_view
 std::vector<int> switch_groups(const Matrix& m) {
   std::vector<int> parent(m.devices.size());
   std::iota(parent.begin(), parent.end(), 0);
-  std::function<int(int)> find = [&](int x) { return parent[x] == x ? x : parent[x] = find(parent[x]); };
+  std::function<int(int)> find = [&](int x) {
+    return parent[x] == x ? x : parent[x] = find(parent[x]);
+  };
   for (std::size_t a = 0; a < m.devices.size(); ++a) {
     for (std::size_t b = 0; b < m.devices.size(); ++b) {
       const std::string& v = m.rel[a][b];
@@ -211,7 +222,8 @@ void read_pcie(const Matrix& m, const std::vector<int>& gpus, const std::vector<
   std::vector<int> order;
   for (int g : gpus) {
     const bool shared = std::count(group.begin(), group.end(), group[g]) > 1;
-    if (shared && std::find(order.begin(), order.end(), group[g]) == order.end()) order.push_back(group[g]);
+    if (shared && std::find(order.begin(), order.end(), group[g]) == order.end())
+      order.push_back(group[g]);
   }
   std::vector<std::string> left_out;
   if (order.empty()) {
@@ -234,15 +246,18 @@ void read_pcie(const Matrix& m, const std::vector<int>& gpus, const std::vector<
     n.switches.push_back(std::move(s));
   }
   for (int d : nics) {
-    if (std::find(order.begin(), order.end(), group[d]) == order.end()) left_out.push_back(m.devices[d]);
+    if (std::find(order.begin(), order.end(), group[d]) == order.end())
+      left_out.push_back(m.devices[d]);
   }
   n.read.push_back(fmt::format("{} PCIe switches (PIX/PXB) holding the GPUs", n.switches.size()));
-  if (order.size() < gpus.size() &&
-      std::any_of(gpus.begin(), gpus.end(), [&](int g) { return std::count(group.begin(), group.end(), group[g]) == 1; })) {
+  if (order.size() < gpus.size() && std::any_of(gpus.begin(), gpus.end(), [&](int g) {
+        return std::count(group.begin(), group.end(), group[g]) == 1;
+      })) {
     n.assumed.push_back("a GPU alone on its PCIe path counted as its own switch");
   }
   if (!left_out.empty()) {
-    n.assumed.push_back(fmt::format("NICs under no GPU's switch left out: {}", fmt::join(left_out, ", ")));
+    n.assumed.push_back(
+        fmt::format("NICs under no GPU's switch left out: {}", fmt::join(left_out, ", ")));
   }
 }
 
@@ -273,16 +288,17 @@ ImportedNode read_nvidia_smi_topo(std::string_view text, std::string_view file,
   for (const auto& [g, a] : m.numa) numa.insert(a);
   n.cpus = numa.empty() ? 1 : static_cast<int>(numa.size());
   n.read.push_back(numa.empty() ? fmt::format("{} GPUs; no NUMA Affinity column: 1 CPU", n.gpus)
-                                : fmt::format("{} GPUs on {} NUMA node(s) ({})", n.gpus, numa.size(),
-                                              fmt::join(numa, ", ")));
+                                : fmt::format("{} GPUs on {} NUMA node(s) ({})", n.gpus,
+                                              numa.size(), fmt::join(numa, ", ")));
   n.assumed.push_back("PCIe and CPU links: the GPU model's defaults (the matrix gives no speeds)");
   std::vector<std::string> used;
   read_pcie(m, gpus, nics, n, used);
   if (n.nics > 0) {
     if (o.nic_bandwidth.empty()) {
-      throw ImportError(fmt::format("{}: `nvidia-smi topo -m` gives no NIC speeds: pass "
-                                    "--nic-bandwidth (e.g. 400Gbps) for {}",
-                                    file, fmt::join(used, ", ")));
+      throw ImportError(
+          fmt::format("{}: `nvidia-smi topo -m` gives no NIC speeds: pass "
+                      "--nic-bandwidth (e.g. 400Gbps) for {}",
+                      file, fmt::join(used, ", ")));
     }
     n.nic_Gbps = parse_bandwidth(o.nic_bandwidth).gbit_per_second();
     std::vector<std::string> names;

@@ -1,7 +1,8 @@
 // `nvidia-smi topo -m` output read as one node: the GPU/NIC matrix (X, NV#, PIX, PXB, PHB, NODE,
 // SYS), the CPU and NUMA affinity columns and the NIC legend.
 //
-//   ImportedNode n = read_nvidia_smi_topo(text, "topo.txt", options);   // options.nic_bandwidth set
+//   ImportedNode n = read_nvidia_smi_topo(text, "topo.txt", options);   // options.nic_bandwidth
+//   set
 //
 // NV# between every pair makes an NVSwitch fabric of # links per GPU when # x (GPUs - 1) exceeds
 // the model's NVLink ports, a mesh otherwise; GPUs and NICs joined by PIX/PXB share a PCIe switch;

@@ -47,7 +47,8 @@ class Reader {
   void skip_past(std::string_view end, std::string_view what) {
     const int l = line_, c = column_;
     const std::size_t at = text_.find(end, pos_);
-    if (at == std::string_view::npos) fail(l, c, fmt::format("{} is never closed by \"{}\"", what, end));
+    if (at == std::string_view::npos)
+      fail(l, c, fmt::format("{} is never closed by \"{}\"", what, end));
     advance(at + end.size() - pos_);
   }
   std::string name() {
@@ -99,7 +100,8 @@ void skip_misc(Reader& r, bool inside) {
 
 std::string attribute_value(Reader& r) {
   const char quote = r.peek();
-  if (quote != '"' && quote != '\'') r.fail(fmt::format("expected a quoted value, got {}", r.got()));
+  if (quote != '"' && quote != '\'')
+    r.fail(fmt::format("expected a quoted value, got {}", r.got()));
   const int l = r.line(), c = r.column();
   r.advance();
   std::string v;
@@ -135,7 +137,8 @@ XmlElement element(Reader& r, int depth) {
       r.fail(fmt::format("in <{}>: expected an attribute, '>' or '/>', got {}", e.name, r.got()));
     }
     r.skip_space();
-    if (r.peek() != '=') r.fail(fmt::format("in <{}>: expected '=' after {}, got {}", e.name, key, r.got()));
+    if (r.peek() != '=')
+      r.fail(fmt::format("in <{}>: expected '=' after {}, got {}", e.name, key, r.got()));
     r.advance();
     r.skip_space();
     e.attributes.emplace_back(std::move(key), attribute_value(r));
@@ -151,8 +154,9 @@ XmlElement element(Reader& r, int depth) {
       const std::string closing = r.name();
       r.skip_space();
       if (closing != e.name || r.peek() != '>') {
-        r.fail(l, c, fmt::format("expected </{}> closing <{}> of line {}, got </{}", e.name,
-                                 e.name, e.line, closing));
+        r.fail(l, c,
+               fmt::format("expected </{}> closing <{}> of line {}, got </{}", e.name, e.name,
+                           e.line, closing));
       }
       r.advance();
       return e;
@@ -169,7 +173,8 @@ XmlElement parse_xml(std::string_view text, std::string_view file) {
   if (r.done()) r.fail("expected an XML element, got an empty document");
   XmlElement root = element(r, 0);
   skip_misc(r, false);
-  if (!r.done()) r.fail(fmt::format("content after the root element </{}>: {}", root.name, r.got()));
+  if (!r.done())
+    r.fail(fmt::format("content after the root element </{}>: {}", root.name, r.got()));
   return root;
 }
 

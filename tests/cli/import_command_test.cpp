@@ -34,9 +34,8 @@ std::string preset_costs(const std::string& preset) {
 
 double time_us(const std::string& config_and_options, const std::string& op,
                const std::string& bytes) {
-  const CommandResult r =
-      run_collsim("predict " + config_and_options + " --op " + op + " --bytes " + bytes +
-                  " --format csv");
+  const CommandResult r = run_collsim("predict " + config_and_options + " --op " + op +
+                                      " --bytes " + bytes + " --format csv");
   EXPECT_EQ(r.status, 0) << r.err;
   // The last line's time_us, the 9th column (docs/cli.md "Output").
   std::string row = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
@@ -53,11 +52,11 @@ struct Case {
 // Every collective at an LL and an LL128/Simple size, and one large AllReduce (each prediction
 // also times NCCL's other candidates, so the list stays short).
 const std::vector<Case> kOneNode = {
-    {"allreduce", "64K"},     {"allreduce", "16M"},     {"allreduce", "256M"},
-    {"allgather", "64K"},     {"allgather", "16M"},     {"reducescatter", "64K"},
-    {"reducescatter", "16M"}, {"broadcast", "64K"},     {"broadcast", "16M"},
-    {"alltoall", "64K"},      {"alltoall", "16M"}};
-const std::vector<Case> kTwoNodes = {{"allreduce", "1M"}, {"allreduce", "256M"}, {"allgather", "16M"}};
+    {"allreduce", "64K"}, {"allreduce", "16M"},     {"allreduce", "256M"},    {"allgather", "64K"},
+    {"allgather", "16M"}, {"reducescatter", "64K"}, {"reducescatter", "16M"}, {"broadcast", "64K"},
+    {"broadcast", "16M"}, {"alltoall", "64K"},      {"alltoall", "16M"}};
+const std::vector<Case> kTwoNodes = {
+    {"allreduce", "1M"}, {"allreduce", "256M"}, {"allgather", "16M"}};
 
 void expect_within_one_percent(const std::string& imported, const std::string& preset, int nodes,
                                const std::vector<Case>& cases) {
@@ -78,7 +77,8 @@ TEST(ImportCommand, NcclTopologyDumpBecomesAConfigTopoPrints) {
   const CommandResult t = run_collsim("topo " + yaml);
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_NE(t.out.find("nodes      1 x 8 H100-SXM (sm90) = 8 GPUs"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("8 gpu, 1 nvswitch, 8 pcie_switch, 2 cpu, 8 nic"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("8 gpu, 1 nvswitch, 8 pcie_switch, 2 cpu, 8 nic"), std::string::npos)
+      << t.out;
   EXPECT_NE(t.out.find("nvswitch         8        450 GB/s"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("25 GB/s (200 Gbps) per GPU"), std::string::npos) << t.out;
 }
@@ -97,7 +97,8 @@ TEST(ImportCommand, NvidiaSmiTopoPredictsAsTheDgxH100PresetWithinOnePercent) {
   ASSERT_EQ(r.status, 0) << r.err;
   const CommandResult t = run_collsim("topo " + yaml);
   ASSERT_EQ(t.status, 0) << t.err;
-  EXPECT_NE(t.out.find("8 gpu, 1 nvswitch, 4 pcie_switch, 2 cpu, 8 nic"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("8 gpu, 1 nvswitch, 4 pcie_switch, 2 cpu, 8 nic"), std::string::npos)
+      << t.out;
   // Same NVLink, switches, rails and NIC speed as the preset: across nodes too.
   expect_within_one_percent(yaml, "dgx-h100", 1, kOneNode);
   expect_within_one_percent(yaml, "dgx-h100", 2, kTwoNodes);
@@ -107,8 +108,9 @@ TEST(ImportCommand, WritesTheYamlToStandardOutputWithItsSources) {
   const CommandResult r = run_collsim("import " + kSmi + " --nic-bandwidth 400Gbps --name lab");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("name: lab\n"), std::string::npos);
-  EXPECT_NE(r.out.find("#   assumed: NICs under no GPU's switch left out: NIC8, NIC9, NIC10, NIC11"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("#   assumed: NICs under no GPU's switch left out: NIC8, NIC9, NIC10, NIC11"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("      - {gpus: [0, 1], nics: [0, 1]}\n"), std::string::npos) << r.out;
 }
@@ -146,7 +148,8 @@ TEST(NcclLogOption, SetsWhatNcclChoseAsNcclGraphWould) {
   const std::string log = kData + "nccl-1189-h20-graph.log";
   for (const char* bytes : {"64K", "64M"}) {
     const std::string common =
-        std::string("predict dgx-h100 --op allreduce --algo ring --model nccl --format csv --bytes ") +
+        std::string(
+            "predict dgx-h100 --op allreduce --algo ring --model nccl --format csv --bytes ") +
         bytes;
     const CommandResult from_log = run_collsim(common + " --nccl-log " + log);
     const CommandResult given = run_collsim(common + " --nccl-graph ring=4x24/24");

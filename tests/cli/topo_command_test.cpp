@@ -1,6 +1,5 @@
 // `collsim topo` end to end: the summary, DOT export, exit statuses and one-line errors.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdlib>

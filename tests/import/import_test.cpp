@@ -47,7 +47,7 @@ TEST(NcclTopologyXml, ReadsTheIbmH100Dump) {
   EXPECT_EQ(n.nvlink_fabric, "nvswitch");
   EXPECT_EQ(n.nvlink_links, 18);  // 5 + 5 + 4 + 4 to the four NVSwitches
   EXPECT_EQ(n.cpus, 2);
-  EXPECT_EQ(n.smp_GBps, 22.0);  // Intel model 143: Sapphire Rapids
+  EXPECT_EQ(n.smp_GBps, 22.0);   // Intel model 143: Sapphire Rapids
   EXPECT_EQ(n.pcie_GBps, 63.0);  // 32 GT/s
   ASSERT_EQ(n.switches.size(), 8u);
   EXPECT_EQ(n.switches[0].gpus, std::vector<int>{0});
@@ -72,7 +72,7 @@ TEST(NcclTopologyXml, GpusFollowCudaDeviceOrderAndADirectMeshIsAMesh) {
   EXPECT_EQ(n.nvlink_links, 6);
   EXPECT_EQ(n.nvlink_group, 2);
   EXPECT_TRUE(n.switches.empty());  // root ports
-  EXPECT_EQ(n.smp_GBps, 16.0);  // AMD: NCCL's AMD_BW
+  EXPECT_EQ(n.smp_GBps, 16.0);      // AMD: NCCL's AMD_BW
 }
 
 TEST(NcclTopologyXml, MalformedInputIsLocated) {
@@ -87,7 +87,8 @@ TEST(NcclTopologyXml, MalformedInputIsLocated) {
             "t.xml:1:11: expected an XML element ('<'), got \"trailing\"");
   EXPECT_EQ(import_error("<topology/>", true),
             "t.xml:1:1: <topology>: expected NCCL's topology dump, whose root is <system>");
-  EXPECT_EQ(import_error("<system/>", true), "t.xml:1:1: <system>: expected a <cpu> element inside");
+  EXPECT_EQ(import_error("<system/>", true),
+            "t.xml:1:1: <system>: expected a <cpu> element inside");
   EXPECT_EQ(import_error("<system><cpu><pci><gpu dev=\"a\" sm=\"90\"/></pci></cpu></system>", true),
             "t.xml:1:19: <gpu>: dev: expected a whole number, got \"a\"");
   EXPECT_EQ(import_error("<system><cpu><pci link_speed=\"9 GT/s\"><gpu dev=\"0\" sm=\"90\"/></pci>"
@@ -103,8 +104,8 @@ TEST(NcclTopologyXml, MalformedInputIsLocated) {
 }
 
 TEST(NvidiaSmiTopo, ReadsTheH100Host) {
-  const ImportedNode n = read_nvidia_smi_topo(data("h100x8-nvidia-smi-topo.txt"), "x",
-                                              options("400Gbps"));
+  const ImportedNode n =
+      read_nvidia_smi_topo(data("h100x8-nvidia-smi-topo.txt"), "x", options("400Gbps"));
   EXPECT_EQ(n.gpu_model, "H100-SXM");
   EXPECT_EQ(n.nvlink_fabric, "nvswitch");
   EXPECT_EQ(n.nvlink_links, 18);
@@ -112,7 +113,7 @@ TEST(NvidiaSmiTopo, ReadsTheH100Host) {
   ASSERT_EQ(n.switches.size(), 4u);
   EXPECT_EQ(n.switches[3].gpus, (std::vector<int>{6, 7}));
   EXPECT_EQ(n.switches[3].nics, (std::vector<int>{6, 7}));
-  EXPECT_EQ(n.nics, 8);  // the four RoCE ports near no GPU are left out
+  EXPECT_EQ(n.nics, 8);         // the four RoCE ports near no GPU are left out
   EXPECT_EQ(n.nic_kind, "ib");  // ibp* names
   EXPECT_EQ(n.nic_Gbps, 400.0);
 }
@@ -172,8 +173,10 @@ TEST(NcclGraphLog, ReadsRingNvlsAndTheOlderSpeedSpelling) {
 
 TEST(NcclGraphLog, TreePatternsNameNcclsConstants) {
   const NcclGraphLog g = read_nccl_graph_log(
-      "h:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 20.000000/20.000000, type NVL/PIX, sameChannels 1\n"
-      "h:1:2 [0] NCCL INFO Pattern 3, crossNic 0, nChannels 8, bw 40.000000/12.500000, type NVL/PIX, sameChannels 1\n",
+      "h:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 20.000000/20.000000, type "
+      "NVL/PIX, sameChannels 1\n"
+      "h:1:2 [0] NCCL INFO Pattern 3, crossNic 0, nChannels 8, bw 40.000000/12.500000, type "
+      "NVL/PIX, sameChannels 1\n",
       "x");
   EXPECT_EQ(g.graph, "ring=16x20/20,tree=8x40/12.5");
   EXPECT_EQ(g.tree_pattern, "tree");
