@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "algorithms/ir/schedule.hpp"
@@ -97,6 +98,8 @@ class ProcessGroup {
   virtual std::vector<OpTiming> gather(std::vector<OpTiming> mine) { return mine; }
   // "host:pid" of every process, on process 0 (others get their own only).
   virtual std::vector<std::string> describe_processes();
+  // Every process's text, in process order, on process 0 (others get their own only).
+  virtual std::vector<std::string> gather_text(std::string mine) { return {std::move(mine)}; }
   // Stops every process of the job after a failure in this one, which the others would
   // otherwise wait for forever (MPI_Abort). Single process: does nothing, the caller's exception
   // ends the program as usual. Only a program's top level (the CLI) calls this.

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "backends/cpu_backend.hpp"
 #include "topology/error.hpp"
 
 #ifdef COLLSIM_HAVE_MPI
 #include "backends/mpi/mpi_backend.hpp"
+#include "backends/mpi/mpi_world.hpp"
 #endif
 #ifdef COLLSIM_HAVE_CUDA
 #include "backends/cuda/cuda_backend.hpp"
@@ -27,6 +30,17 @@ constexpr const char* kNoCuda =
 constexpr const char* kNoNccl =
     "collsim was built without NCCL (COLLSIM_WITH_CUDA=OFF, no toolkit, or no nccl.h / libnccl "
     "found: set NCCL_HOME)";
+
+#ifndef COLLSIM_HAVE_MPI
+// The job's process count as the launcher's environment gives it; 0 when it does not say.
+long launcher_world_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
+                        "SLURM_STEP_NUM_TASKS"}) {
+    if (const char* text = std::getenv(v)) return std::strtol(text, nullptr, 10);
+  }
+  return 0;
+}
+#endif
 
 RequestError unknown_backend(std::string_view name) {
   return RequestError(
@@ -88,6 +102,19 @@ std::unique_ptr<Backend> make_backend(std::string_view name) {
 #endif
   }
   throw unknown_backend(name);
+}
+
+std::unique_ptr<ProcessGroup> job_processes() {
+  if (!launched_by_mpi()) return std::make_unique<ProcessGroup>();
+#ifdef COLLSIM_HAVE_MPI
+  return std::make_unique<MpiWorld>();
+#else
+  if (launcher_world_size() > 1) {
+    throw BackendError(fmt::format("an MPI launcher started {} collsim processes, but {}; run one",
+                                   launcher_world_size(), kNoMpi));
+  }
+  return std::make_unique<ProcessGroup>();
+#endif
 }
 
 }  // namespace collsim

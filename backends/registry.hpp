@@ -31,4 +31,9 @@ bool backend_built(std::string_view name);
 enum class BackendNeeds { kNothing, kMpiLauncher, kGpu };
 BackendNeeds backend_needs(std::string_view name);
 
+// The processes of the job this one belongs to: the MPI job (MpiWorld) when an MPI launcher
+// started it, else this process alone. BackendError when a launcher started several processes
+// and this build has no MPI (each would otherwise do and print the whole work).
+std::unique_ptr<ProcessGroup> job_processes();
+
 }  // namespace collsim

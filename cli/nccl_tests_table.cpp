@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <utility>
 
 #include "algorithms/ir/nccl_tests_names.hpp"
 
@@ -95,23 +96,38 @@ std::string nccl_tests_time(double us) {
 }
 
 void write_nccl_tests_table(std::ostream& out, const NcclTestsTable& t) {
-  const std::string program = program_name(t.collective);
-  out << "# Collective test starting: " << program << "\n";
-  write_run_header(out, t);
-  write_devices(out, t);
-  for (const std::string& line : t.comments) out << "# " << line << "\n";
-  if (!t.label.empty()) out << "### " << t.label << "\n";
-  write_column_header(out, t.repeat_in_place);
-  std::string last_label;
-  for (const NcclTestsTable::Row& row : t.rows) {
-    if (!row.label.empty() && row.label != last_label) {
-      out << "### " << row.label << "\n";
-      last_label = row.label;
-    }
-    write_row(out, t, row);
+  NcclTestsTableWriter w(out, t);
+  for (const NcclTestsTable::Row& row : t.rows) w.row(row);
+  w.end();
+}
+
+NcclTestsTableWriter::NcclTestsTableWriter(std::ostream& out, NcclTestsTable frame)
+    : out_(out), t_(std::move(frame)) {
+  t_.rows.clear();
+  out_ << "# Collective test starting: " << program_name(t_.collective) << "\n";
+  write_run_header(out_, t_);
+  write_devices(out_, t_);
+  for (const std::string& line : t_.comments) out_ << "# " << line << "\n";
+  if (!t_.label.empty()) out_ << "### " << t_.label << "\n";
+  write_column_header(out_, t_.repeat_in_place);
+  out_.flush();
+}
+
+void NcclTestsTableWriter::row(const NcclTestsTable::Row& row) {
+  if (!row.label.empty() && row.label != last_label_) {
+    out_ << "### " << row.label << "\n";
+    last_label_ = row.label;
   }
-  write_footer(out, t);
-  out << "#\n# Collective test concluded: " << program << "\n#\n";
+  write_row(out_, t_, row);
+  t_.rows.push_back(row);
+  out_.flush();
+}
+
+void NcclTestsTableWriter::end(const std::vector<std::string>& trailer) {
+  for (const std::string& line : trailer) out_ << "# " << line << "\n";
+  write_footer(out_, t_);
+  out_ << "#\n# Collective test concluded: " << program_name(t_.collective) << "\n#\n";
+  out_.flush();
 }
 
 }  // namespace collsim

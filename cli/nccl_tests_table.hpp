@@ -64,6 +64,26 @@ struct NcclTestsTable {
 
 void write_nccl_tests_table(std::ostream& out, const NcclTestsTable& t);
 
+// The same table written as its rows are finished: begin() writes everything above the rows
+// (t.rows is not read), row() one row (with its ### label when it changes), end() the comment
+// lines `trailer` (a note, what an interrupt cut) and the footer, whose average is over the rows
+// written. Each call flushes, so a terminal or a pipe sees the row at once.
+//
+//   NcclTestsTableWriter w(std::cout, frame);  // header, rank lines, comments, column header
+//   w.row({make_row(...), std::nullopt, label});
+//   w.end({"note: ..."});
+class NcclTestsTableWriter {
+ public:
+  NcclTestsTableWriter(std::ostream& out, NcclTestsTable frame);
+  void row(const NcclTestsTable::Row& row);
+  void end(const std::vector<std::string>& trailer = {});
+
+ private:
+  std::ostream& out_;
+  NcclTestsTable t_;  // the frame; t_.rows collects what was written, for the footer
+  std::string last_label_;
+};
+
 // nccl-tests' time column: 7 characters, two decimals while they fit (22.72, 1181.43), then one
 // (17735.5), then none (110912).
 std::string nccl_tests_time(double us);

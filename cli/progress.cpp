@@ -29,11 +29,11 @@ std::string duration(double s) {
 
 }  // namespace
 
-Progress::Progress(std::string command, std::size_t total, std::string unit)
+Progress::Progress(std::string command, std::size_t total, std::string unit, bool shown)
     : command_(std::move(command)),
       unit_(std::move(unit)),
       total_(total),
-      enabled_(isatty(STDERR_FILENO) == 1),
+      enabled_(shown && isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()) {
   if (enabled_) clock_ = std::thread([this] { tick(); });
 }
@@ -44,6 +44,16 @@ void Progress::step(const std::string& what) {
   const std::lock_guard<std::mutex> lock(mutex_);
   ++done_;
   last_what_ = what;
+}
+
+void Progress::above(const std::function<void()>& write) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (shown_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  write();
+  if (shown_ && !stop_) draw();
 }
 
 std::string Progress::line() const {

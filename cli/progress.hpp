@@ -6,12 +6,14 @@
 //
 //   Progress progress("compare", points.size(), "sizes");
 //   for (...) { ...; progress.step("64 MiB"); }   // after each unit of work, from any thread
+//   progress.above([&] { std::cout << row; });     // output that must not mix with the line
 //   progress.done();                              // also done by the destructor
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,12 +22,16 @@ namespace collsim {
 
 class Progress {
  public:
-  Progress(std::string command, std::size_t total, std::string unit);
+  // `shown`: false keeps it silent wherever stderr goes (processes other than 0 of an MPI job).
+  Progress(std::string command, std::size_t total, std::string unit, bool shown = true);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
   void step(const std::string& what);
+  // Runs `write` (which prints to standard output and flushes) with the line erased, then draws
+  // the line again below what it wrote: rows streamed to a terminal never mix with it.
+  void above(const std::function<void()>& write);
   void done();
 
  private:

@@ -8,15 +8,23 @@
 // and including b; f defaults to 2). --channels left out follows NCCL's channel count at each
 // size of the cluster. CSV: a `nodes` column, then docs/cli.md's columns, one row per node count
 // and candidate; JSON: the same rows with "nodes" and "best", plus "ranges" and "crossovers".
+// Rows are printed as their node counts are finished; Ctrl-C keeps them (cli/interrupt.hpp).
+// Under `mpirun -np K` the node counts are shared out and process 0 prints.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/collective_args.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/json_stream.hpp"
 #include "cli/commands.hpp"
+#include "cli/distribute.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/plot.hpp"
@@ -104,8 +112,9 @@ struct ScaleRow {
 };
 
 struct Scaling {
-  std::vector<Candidate> candidates;  // every candidate costed at some node count
-  std::vector<ScaleRow> rows;
+  std::vector<Candidate> candidates;  // every allowed candidate (the same at each node count)
+  std::vector<std::size_t> columns;   // the table's: those costed at the first node count
+  std::vector<ScaleRow> rows;         // the node counts done, in order
   std::string cluster, model;
   Collective collective = Collective::kAllReduce;
   DataType dtype = DataType::kF32;
@@ -113,70 +122,76 @@ struct Scaling {
   std::string nccl_version;
 };
 
-std::size_t candidate_index(Scaling& s, const Candidate& c) {
-  for (std::size_t k = 0; k < s.candidates.size(); ++k) {
-    if (to_string(s.candidates[k]) == to_string(c)) return k;
-  }
-  s.candidates.push_back(c);
-  for (ScaleRow& r : s.rows) r.rows.emplace_back();
-  return s.candidates.size() - 1;
+Prepared prepare_nodes(const ScaleArgs& a, int nodes) {
+  CollectiveArgs args = a.c;
+  args.req.nodes = nodes;
+  return prepare(args);
 }
 
-Scaling scale(const ScaleArgs& a, const std::vector<int>& counts) {
-  Scaling out;
-  Progress progress("scale", counts.size(), "node counts");
-  for (int nodes : counts) {
-    CollectiveArgs args = a.c;
-    args.req.nodes = nodes;
-    const Prepared p = prepare(args);
-    const Predictor ev(predict_setup(p, a.model));
-    if (out.rows.empty()) {
-      out.cluster = p.topo.name();
-      out.model = model_description(ev);
-      out.collective = p.request.collective;
-      out.dtype = p.request.dtype;
-      out.bytes = ev.size_of(p.request.count);
-      out.nccl_version =
-          ev.nccl() ? std::string(to_string(ev.nccl()->input().version)) : a.model.nccl_version;
+// What the output's header says, from the cluster at its first node count.
+void describe(const ScaleArgs& a, const Prepared& p, const Predictor& ev, Scaling& s) {
+  s.candidates = ev.candidates();
+  s.cluster = p.topo.name();
+  s.model = model_description(ev);
+  s.collective = p.request.collective;
+  s.dtype = p.request.dtype;
+  s.bytes = ev.size_of(p.request.count);
+  s.nccl_version =
+      ev.nccl() ? std::string(to_string(ev.nccl()->input().version)) : a.model.nccl_version;
+}
+
+// Every candidate at `nodes` nodes, the fastest marked, and NCCL's pick. The first call also
+// fills in what the output's header says.
+ScaleRow scale_row(const ScaleArgs& a, int nodes, Scaling& s) {
+  const Prepared p = prepare_nodes(a, nodes);
+  const Predictor ev(predict_setup(p, a.model));
+  if (s.candidates.empty()) describe(a, p, ev, s);
+  const auto grid = ev.evaluate_grid({p.request.count}, ev.candidates()).front();
+  ScaleRow row;
+  row.nodes = nodes;
+  row.rows.resize(grid.size());
+  std::optional<std::size_t> best;
+  for (std::size_t j = 0; j < grid.size(); ++j) {
+    if (!grid[j]) continue;
+    row.rows[j] = make_row(p.request, ev.candidates()[j], grid[j]->time);
+    if (!best || grid[j]->time < grid[*best]->time) {
+      best = j;
+      row.detail = grid[j]->detail;
     }
-    const auto grid = ev.evaluate_grid({p.request.count}, ev.candidates()).front();
-    ScaleRow row;
-    row.nodes = nodes;
-    row.rows.resize(out.candidates.size());
-    out.rows.push_back(std::move(row));
-    std::optional<std::size_t> best;
-    Time best_time;
-    for (std::size_t j = 0; j < grid.size(); ++j) {
-      if (!grid[j]) continue;
-      const std::size_t k = candidate_index(out, ev.candidates()[j]);
-      ScaleRow& r = out.rows.back();
-      r.rows[k] = make_row(p.request, ev.candidates()[j], grid[j]->time);
-      if (!best || grid[j]->time < best_time) {
-        best = k;
-        best_time = grid[j]->time;
-        r.detail = grid[j]->detail;
+  }
+  if (!best) {
+    throw RequestError(fmt::format(
+        "--model {} can cost none of the allowed algorithms for {} "
+        "on {} node{}",
+        a.model.model, to_string(p.request.collective), nodes, nodes == 1 ? "" : "s"));
+  }
+  row.best = *best;
+  try {
+    const NcclModel* nccl = ev.nccl();
+    std::optional<NcclModel> own;
+    if (!nccl) {
+      own.emplace(nccl_input(a.model, p.topo, p.request.comm));
+      nccl = &*own;
+    }
+    row.nccl_pick = select_nccl(*nccl, p.request.collective, s.bytes, p.choice, false).nccl_pick;
+  } catch (const Error&) {
+    row.nccl_pick.clear();  // NCCL's model has no say here
+  }
+  return row;
+}
+
+// Candidates costed at some node count done but not at the first: they have no column in the
+// table (its columns are fixed when its first row is printed), so a line below it names them.
+std::vector<std::string> without_column(const Scaling& s) {
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < s.candidates.size(); ++j) {
+    if (std::find(s.columns.begin(), s.columns.end(), j) != s.columns.end()) continue;
+    for (const ScaleRow& r : s.rows) {
+      if (r.rows[j]) {
+        out.push_back(fmt::format("{} (from {} nodes)", to_string(s.candidates[j]), r.nodes));
+        break;
       }
     }
-    if (!best) {
-      throw RequestError(fmt::format(
-          "--model {} can cost none of the allowed algorithms for {} "
-          "on {} node{}",
-          a.model.model, to_string(p.request.collective), nodes, nodes == 1 ? "" : "s"));
-    }
-    out.rows.back().best = *best;
-    try {
-      const NcclModel* nccl = ev.nccl();
-      std::optional<NcclModel> own;
-      if (!nccl) {
-        own.emplace(nccl_input(a.model, p.topo, p.request.comm));
-        nccl = &*own;
-      }
-      out.rows.back().nccl_pick =
-          select_nccl(*nccl, p.request.collective, out.bytes, p.choice, false).nccl_pick;
-    } catch (const Error&) {
-      out.rows.back().nccl_pick.clear();  // NCCL's model has no say here
-    }
-    progress.step(fmt::format("{} nodes", nodes));
   }
   return out;
 }
@@ -215,37 +230,45 @@ std::vector<std::string> crossovers(const Scaling& s) {
   return out;
 }
 
-void print_table(const Scaling& s) {
+std::size_t name_width(const Scaling& s) {
+  std::size_t width = 4;
+  for (const ScaleRow& r : s.rows) width = std::max(width, to_string(s.candidates[r.best]).size());
+  for (std::size_t k : s.columns) width = std::max(width, to_string(s.candidates[k]).size());
+  return width;
+}
+
+void print_table_header(const Scaling& s, const std::vector<int>& counts) {
   fmt::print("# collsim scale: {} of {} ({}) on {}, {} to {} nodes\n", to_string(s.collective),
-             human_bytes(s.bytes), to_string(s.dtype), s.cluster, s.rows.front().nodes,
-             s.rows.back().nodes);
+             human_bytes(s.bytes), to_string(s.dtype), s.cluster, counts.front(), counts.back());
   fmt::print("# model: {}\n", s.model);
   fmt::print(
       "# time (us) per algorithm and protocol; * = the fastest at that node count; - = the "
       "model cannot cost it; busbw (GB/s) of the fastest; NCCL picks = NCCL's tuning model ({})\n",
       s.nccl_version);
-  std::size_t width = 4;
-  for (const Candidate& c : s.candidates) width = std::max(width, to_string(c).size());
   std::string head1 = fmt::format("{:>7} {:>8}", "", "");
   std::string head2 = fmt::format("{:>7} {:>8}", "nodes", "ranks");
-  for (const Candidate& c : s.candidates) {
-    head1 += fmt::format("  {:>7} ", c.algorithm);
-    head2 += fmt::format("  {:>7} ", to_string(c.protocol));
+  for (std::size_t k : s.columns) {
+    head1 += fmt::format("  {:>7} ", s.candidates[k].algorithm);
+    head2 += fmt::format("  {:>7} ", to_string(s.candidates[k].protocol));
   }
-  head2 += fmt::format("  {:<{}}  {:>7}  {}", "best", width, "busbw", "NCCL picks");
+  head2 += fmt::format("  {:<{}}  {:>7}  {}", "best", name_width(s), "busbw", "NCCL picks");
   fmt::print("{}\n{}\n", head1, head2);
-  for (const ScaleRow& r : s.rows) {
-    const ResultRow& b = *r.rows[r.best];
-    std::string line = fmt::format("{:>7} {:>8}", r.nodes, b.ranks);
-    for (std::size_t k = 0; k < s.candidates.size(); ++k) {
-      const auto& o = r.rows[k];
-      line += o ? fmt::format("  {}{}", nccl_tests_time(o->time_us), k == r.best ? "*" : " ")
-                : fmt::format("  {:>7} ", "-");
-    }
-    line += fmt::format("  {:<{}}  {:7.2f}  {}", to_string(s.candidates[r.best]), width,
-                        b.busbw_GBps, r.nccl_pick.empty() ? "-" : r.nccl_pick);
-    fmt::print("{}\n", line);
+}
+
+void print_table_row(const Scaling& s, const ScaleRow& r) {
+  const ResultRow& b = *r.rows[r.best];
+  std::string line = fmt::format("{:>7} {:>8}", r.nodes, b.ranks);
+  for (std::size_t k : s.columns) {
+    const auto& o = r.rows[k];
+    line += o ? fmt::format("  {}{}", nccl_tests_time(o->time_us), k == r.best ? "*" : " ")
+              : fmt::format("  {:>7} ", "-");
   }
+  line += fmt::format("  {:<{}}  {:7.2f}  {}", to_string(s.candidates[r.best]), name_width(s),
+                      b.busbw_GBps, r.nccl_pick.empty() ? "-" : r.nccl_pick);
+  fmt::print("{}\n", line);
+}
+
+void print_table_summary(const Scaling& s) {
   fmt::print("\nbest: {}\n", best_ranges(s));
   const auto cross = crossovers(s);
   if (cross.empty()) {
@@ -254,7 +277,80 @@ void print_table(const Scaling& s) {
     fmt::print("crossovers:\n");
     for (const std::string& c : cross) fmt::print("  {}\n", c);
   }
+  const auto extra = without_column(s);
+  if (!extra.empty()) {
+    fmt::print("not in the columns (costed only at larger node counts; --format csv has them): {}\n",
+               fmt::join(extra, ", "));
+  }
 }
+
+// scale's output, written as the node counts are finished (table, CSV or JSON).
+class ScaleOutput {
+ public:
+  ScaleOutput(const ScaleArgs& a, const Scaling& s, const std::vector<int>& counts)
+      : a_(a), s_(s) {
+    if (a_.format == "csv") {
+      std::cout << "nodes," << csv_header() << "\n";
+    } else if (a_.format == "json") {
+      nlohmann::ordered_json j;
+      j["cluster"] = s.cluster;
+      j["collective"] = std::string(to_string(s.collective));
+      j["dtype"] = std::string(to_string(s.dtype));
+      j["bytes"] = s.bytes;
+      j["model"] = s.model;
+      j["nccl_version"] = s.nccl_version;
+      json_.emplace(std::cout, j);
+    } else {
+      print_table_header(s, counts);
+    }
+    std::cout.flush();
+  }
+
+  void row(const ScaleRow& r) {
+    if (a_.format == "csv") {
+      for (const auto& o : r.rows) {
+        if (o) std::cout << r.nodes << "," << csv_line(*o) << "\n";
+      }
+    } else if (a_.format == "json") {
+      for (std::size_t k = 0; k < r.rows.size(); ++k) {
+        if (!r.rows[k]) continue;
+        nlohmann::ordered_json row;
+        row["nodes"] = r.nodes;
+        row.update(to_json(*r.rows[k]));
+        row["best"] = k == r.best;
+        if (k == r.best && !r.nccl_pick.empty()) row["nccl_pick"] = r.nccl_pick;
+        json_->row(row);
+      }
+    } else {
+      print_table_row(s_, r);
+    }
+    std::cout.flush();
+  }
+
+  // `cut`: why node counts are missing ("interrupted" or the error that stopped the study).
+  void end(std::size_t total, const std::string& cut) {
+    const std::string said =
+        fmt::format("{}: {} of {} node counts done; best and crossovers are over those",
+                    cut == "interrupted" ? cut : "stopped by an error", s_.rows.size(), total);
+    if (a_.format == "json") {
+      nlohmann::ordered_json tail;
+      tail["ranges"] = best_ranges(s_);
+      tail["crossovers"] = crossovers(s_);
+      if (cut == "interrupted") tail["interrupted"] = true;
+      if (!cut.empty() && cut != "interrupted") tail["error"] = cut;
+      json_->close(tail);
+    } else if (a_.format == "table") {
+      print_table_summary(s_);
+      if (!cut.empty()) fmt::print("{}\n", said);
+    }
+    std::cout.flush();
+  }
+
+ private:
+  const ScaleArgs& a_;
+  const Scaling& s_;
+  std::optional<JsonRows> json_;
+};
 
 void plot(const std::string& path, const Scaling& s) {
   ComparePlot plot;
@@ -264,20 +360,20 @@ void plot(const std::string& path, const Scaling& s) {
   std::vector<std::string> algos;
   for (std::size_t k = 0; k < s.candidates.size(); ++k) {
     const Candidate& c = s.candidates[k];
-    auto it = std::find(algos.begin(), algos.end(), c.algorithm);
-    if (it == algos.end()) it = algos.insert(algos.end(), c.algorithm);
-    PlotSeries ser{to_string(c),
-                   static_cast<int>(it - algos.begin()),
-                   c.protocol == Protocol::kSimple  ? 0
-                   : c.protocol == Protocol::kLL128 ? 1
-                                                    : 2,
-                   {}};
+    std::vector<PlotPoint> points;
     for (const ScaleRow& r : s.rows) {
       if (const auto& o = r.rows[k]) {
-        ser.points.push_back({static_cast<std::uint64_t>(r.nodes), o->time_us, o->busbw_GBps});
+        points.push_back({static_cast<std::uint64_t>(r.nodes), o->time_us, o->busbw_GBps});
       }
     }
-    plot.series.push_back(std::move(ser));
+    if (points.empty()) continue;  // the model costs it at none of these node counts
+    auto it = std::find(algos.begin(), algos.end(), c.algorithm);
+    if (it == algos.end()) it = algos.insert(algos.end(), c.algorithm);
+    plot.series.push_back({to_string(c), static_cast<int>(it - algos.begin()),
+                           c.protocol == Protocol::kSimple  ? 0
+                           : c.protocol == Protocol::kLL128 ? 1
+                                                            : 2,
+                           std::move(points)});
   }
   for (const ScaleRow& r : s.rows) {
     const ResultRow& b = *r.rows[r.best];
@@ -286,46 +382,114 @@ void plot(const std::string& path, const Scaling& s) {
   write_plot(path, plot);
 }
 
-void run_scale(const ScaleArgs& a) {
-  if (!a.plot.empty()) check_plot_output(a.plot);
-  const std::vector<int> counts = parse_node_counts(a.nodes);
-  const Scaling s = scale(a, counts);
-  if (a.format == "csv") {
-    std::cout << "nodes," << csv_header() << "\n";
-    for (const ScaleRow& r : s.rows) {
-      for (const auto& o : r.rows) {
-        if (o) std::cout << r.nodes << "," << csv_line(*o) << "\n";
-      }
-    }
-  } else if (a.format == "json") {
-    nlohmann::ordered_json j;
-    j["cluster"] = s.cluster;
-    j["collective"] = std::string(to_string(s.collective));
-    j["dtype"] = std::string(to_string(s.dtype));
-    j["bytes"] = s.bytes;
-    j["model"] = s.model;
-    j["nccl_version"] = s.nccl_version;
-    j["rows"] = nlohmann::ordered_json::array();
-    for (const ScaleRow& r : s.rows) {
-      for (std::size_t k = 0; k < s.candidates.size(); ++k) {
-        if (!r.rows[k]) continue;
-        nlohmann::ordered_json row;
-        row["nodes"] = r.nodes;
-        row.update(to_json(*r.rows[k]));
-        row["best"] = k == r.best;
-        if (k == r.best && !r.nccl_pick.empty()) row["nccl_pick"] = r.nccl_pick;
-        j["rows"].push_back(std::move(row));
-      }
-    }
-    j["ranges"] = best_ranges(s);
-    j["crossovers"] = crossovers(s);
-    std::cout << j.dump(2) << "\n";
-  } else {
-    print_table(s);
-  }
+void finish(const ScaleArgs& a, const Scaling& s) {
   if (!a.plot.empty()) {
     plot(a.plot, s);
     if (a.format == "table") fmt::print("plot: {}\n", a.plot);
+  }
+}
+
+nlohmann::json encode(const ScaleRow& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& o : r.rows) rows.push_back(o ? encode(*o) : nlohmann::json());
+  return {{"nodes", r.nodes},   {"rows", rows},         {"best", r.best},
+          {"nccl_pick", r.nccl_pick}, {"detail", r.detail}};
+}
+
+ScaleRow decode_scale_row(const nlohmann::json& j) {
+  ScaleRow r;
+  r.nodes = j.at("nodes").get<int>();
+  for (const nlohmann::json& o : j.at("rows")) {
+    r.rows.push_back(o.is_null() ? std::nullopt : std::optional(decode_row(o)));
+  }
+  r.best = j.at("best").get<std::size_t>();
+  r.nccl_pick = j.at("nccl_pick").get<std::string>();
+  r.detail = j.at("detail").get<std::string>();
+  return r;
+}
+
+// Under `mpirun -np K`: the node counts are shared out over the processes (weighed by ranks
+// squared, which is how a ring's work grows), gathered on process 0, which prints what one
+// process would (cli/distribute.hpp).
+void scale_across_processes(const ScaleArgs& a, const std::vector<int>& counts,
+                            const Distribution& d) {
+  std::vector<double> weights;
+  for (const int n : counts) weights.push_back(static_cast<double>(n) * n);
+  Gathered done;
+  std::string error;
+  Scaling s;
+  try {
+    const std::vector<std::size_t> mine = d.share(weights);
+    Progress progress("scale", mine.size(), "node counts of process 0's share", d.prints());
+    for (const std::size_t u : mine) {
+      done[u] = encode(scale_row(a, counts[u], s));
+      progress.step(fmt::format("{} nodes", counts[u]));
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const Gathered all = d.gather(done, error);
+  if (!d.prints()) return;
+  s = Scaling();
+  const Prepared first = prepare_nodes(a, counts.front());
+  describe(a, first, Predictor(predict_setup(first, a.model)), s);
+  for (const auto& [u, row] : all) s.rows.push_back(decode_scale_row(row));
+  for (std::size_t j = 0; j < s.candidates.size(); ++j) {
+    if (s.rows.front().rows[j]) s.columns.push_back(j);
+  }
+  ScaleOutput output(a, s, counts);
+  for (const ScaleRow& r : s.rows) output.row(r);
+  output.end(counts.size(), "");
+  finish(a, s);
+}
+
+void run_scale(const ScaleArgs& a) {
+  if (!a.plot.empty()) check_plot_output(a.plot);
+  const std::vector<int> counts = parse_node_counts(a.nodes);
+  const Distribution processes;
+  if (processes.distributed()) {
+    scale_across_processes(a, counts, processes);
+    return;
+  }
+  Scaling s;
+  Progress progress("scale", counts.size(), "node counts");
+  s.rows.push_back(scale_row(a, counts.front(), s));
+  for (std::size_t j = 0; j < s.candidates.size(); ++j) {
+    if (s.rows.front().rows[j]) s.columns.push_back(j);
+  }
+  progress.step(fmt::format("{} nodes", counts.front()));
+  ScaleOutput output(a, s, counts);
+  progress.above([&] { output.row(s.rows.front()); });
+
+  // The node counts one after the other (each simulates its candidates in parallel); the rows
+  // are printed as they come, and an interrupt keeps them.
+  std::mutex mutex;  // `s.rows`, between the work thread and an interrupted wait
+  InterruptWatch watch;
+  bool finished = false;
+  try {
+    finished = watch.run([&] {
+      for (std::size_t i = 1; i < counts.size() && !watch.cancel()->load(); ++i) {
+        ScaleRow row = scale_row(a, counts[i], s);
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (watch.cancel()->load()) return;
+        s.rows.push_back(std::move(row));
+        progress.step(fmt::format("{} nodes", counts[i]));
+        progress.above([&] { output.row(s.rows.back()); });
+      }
+    });
+  } catch (const std::exception& e) {
+    progress.done();
+    output.end(counts.size(), e.what());
+    throw;
+  }
+  const std::lock_guard<std::mutex> lock(mutex);
+  progress.done();
+  output.end(counts.size(), finished ? "" : "interrupted");
+  finish(a, s);
+  if (!finished) {
+    finish_interrupted(fmt::format("{} of {} node counts done; not done: {} to {} nodes",
+                                   s.rows.size(), counts.size(), counts[s.rows.size()],
+                                   counts.back()));
   }
 }
 

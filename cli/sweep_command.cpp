@@ -4,22 +4,27 @@
 // be put beside a real run (cli/nccl_tests_table.hpp says what differs and how it is marked).
 // `--format csv` prints docs/cli.md's columns, one row per size; `--format json` an object with the
 // run's settings and a "rows" array of the same keys (plus "selected_by", "nccl_pick" and
-// "note" where --algo/--proto auto chose).
+// "note" where --algo/--proto auto chose). Rows are printed as their sizes are finished, in size
+// order; Ctrl-C keeps every printed row and closes the document (cli/interrupt.hpp). Under
+// `mpirun -np K` the sizes are shared out and process 0 prints (cli/distribute.hpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <optional>
 
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
+#include "cli/distribute.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/json_stream.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/progress.hpp"
+#include "cli/row_stream.hpp"
 #include "cli/sweep_args.hpp"
 #include "cli/sweep_output.hpp"
 
@@ -34,80 +39,146 @@ struct SweepCommandArgs {
   std::string format = "table";
 };
 
-// Prints the rows of the sizes in `done` (all of them unless interrupted) in `a.format`.
-void print_sweep(const SweepCommandArgs& a, const Prepared& p, const Predictor& ev,
-                 const std::vector<SweepPoint>& points,
-                 const std::vector<std::optional<Choice>>& choices, bool interrupted) {
-  std::vector<ResultRow> rows;
-  std::vector<const Choice*> chosen;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!choices[i]) continue;
-    Request r = p.request;
-    r.count = points[i].count;
-    rows.push_back(make_row(r, choices[i]->candidate, choices[i]->eval.time));
-    chosen.push_back(&*choices[i]);
-  }
-  if (a.format == "csv") {
-    std::cout << csv_header() << "\n";
-    for (const ResultRow& r : rows) std::cout << csv_line(r) << "\n";
-    return;
-  }
-  if (a.format == "json") {
-    nlohmann::ordered_json j = run_json(ev);
-    if (interrupted) j["interrupted"] = true;
-    j["rows"] = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      nlohmann::ordered_json row = to_json(rows[i]);
-      add_choice_keys(row, *chosen[i]);
-      j["rows"].push_back(std::move(row));
+// The sweep's output, written as the sizes are finished: a row per size in `a.format`. It opens
+// (CSV header, JSON keys, the table's frame) with the first row, or at end() when no row came, so
+// an error before any row leaves only the error; end() closes it valid whatever happened.
+class SweepOutput {
+ public:
+  SweepOutput(const SweepCommandArgs& a, const Prepared& p, const Predictor& ev,
+              const std::vector<SweepPoint>& points)
+      : a_(a), p_(p), ev_(ev), points_(points) {}
+
+  void row(std::size_t i, const Choice& c) {
+    open();
+    Request r = p_.request;
+    r.count = points_[i].count;
+    const ResultRow row = make_row(r, c.candidate, c.eval.time);
+    ++rows_;
+    if (a_.format == "csv") {
+      std::cout << csv_line(row) << "\n" << std::flush;
+    } else if (a_.format == "json") {
+      nlohmann::ordered_json j = to_json(row);
+      add_choice_keys(j, c);
+      json_->row(j);
+    } else {
+      if (!c.note.empty() && std::find(notes_.begin(), notes_.end(), c.note) == notes_.end()) {
+        notes_.push_back(c.note);
+      }
+      table_->row({row, std::nullopt, choice_label(ev_, c)});
     }
-    std::cout << j.dump(2) << "\n";
-    return;
   }
-  NcclTestsTable t =
-      table_frame(ev, "sweep", sweep_min(a.sweep), sweep_max(a.sweep), a.sweep.factor);
-  if (interrupted) {
-    t.comments.push_back(fmt::format("interrupted: {} of {} sizes done; only those are below",
-                                     rows.size(), points.size()));
+
+  // `cut`: why rows are missing ("interrupted", or the error that stopped the sweep); empty when
+  // every size is there.
+  void end(const std::string& cut) {
+    open();
+    if (a_.format == "json") {
+      nlohmann::ordered_json tail = nlohmann::ordered_json::object();
+      if (cut == "interrupted") tail["interrupted"] = true;
+      if (!cut.empty() && cut != "interrupted") tail["error"] = cut;
+      json_->close(tail);
+    } else if (a_.format == "table") {
+      std::vector<std::string> trailer;
+      for (const std::string& n : notes_) trailer.push_back("note: " + n);
+      if (!cut.empty()) {
+        trailer.push_back(fmt::format("{}: {} of {} sizes done; only those are above",
+                                      cut == "interrupted" ? cut : "stopped by an error", rows_,
+                                      points_.size()));
+      }
+      table_->end(trailer);
+    }
+    std::cout.flush();
   }
-  std::set<std::string> notes;
-  for (const Choice* c : chosen) {
-    if (!c->note.empty() && notes.insert(c->note).second) t.comments.push_back("note: " + c->note);
+
+ private:
+  void open() {
+    if (opened_) return;
+    opened_ = true;
+    if (a_.format == "csv") {
+      std::cout << csv_header() << "\n";
+    } else if (a_.format == "json") {
+      json_.emplace(std::cout, run_json(ev_));
+    } else {
+      table_.emplace(std::cout, table_frame(ev_, "sweep", sweep_min(a_.sweep),
+                                            sweep_max(a_.sweep), a_.sweep.factor));
+    }
   }
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    t.rows.push_back({rows[i], std::nullopt, choice_label(ev, *chosen[i])});
+
+  const SweepCommandArgs& a_;
+  const Prepared& p_;
+  const Predictor& ev_;
+  const std::vector<SweepPoint>& points_;
+  bool opened_ = false;
+  std::size_t rows_ = 0;
+  std::vector<std::string> notes_;  // the table's notes, printed once each below the rows
+  std::optional<JsonRows> json_;
+  std::optional<NcclTestsTableWriter> table_;
+};
+
+// Under `mpirun -np K`: this process's share of the sizes, gathered on process 0, which prints
+// what one process would (cli/distribute.hpp).
+void sweep_across_processes(const SweepCommandArgs& a, const Prepared& p, const Predictor& ev,
+                            const std::vector<SweepPoint>& points, const Distribution& d) {
+  std::vector<double> weights;
+  for (const SweepPoint& pt : points) weights.push_back(size_weight(pt.bytes));
+  const std::vector<std::size_t> mine = d.share(weights);
+  std::vector<std::uint64_t> counts;
+  for (const std::size_t u : mine) counts.push_back(points[u].count);
+  Gathered done;
+  std::string error;
+  try {
+    Progress progress("sweep", counts.size(), "sizes of process 0's share", d.prints());
+    const std::vector<Choice> choices =
+        ev.choose_all(counts, [&](const std::string& s) { progress.step(s); });
+    for (std::size_t k = 0; k < mine.size(); ++k) done[mine[k]] = encode(choices[k]);
+  } catch (const std::exception& e) {
+    error = e.what();
   }
-  write_nccl_tests_table(std::cout, t);
+  const Gathered all = d.gather(done, error);
+  if (!d.prints()) return;
+  SweepOutput output(a, p, ev, points);
+  for (const auto& [i, choice] : all) output.row(i, decode_choice(choice));
+  output.end("");
 }
 
 void run_sweep(const SweepCommandArgs& a) {
   const Prepared p = prepare(a.c);
   const std::vector<SweepPoint> points = sweep_points(a.sweep, p);
   const Predictor ev(predict_setup(p, a.model));
+  const Distribution processes;
+  if (processes.distributed()) {
+    sweep_across_processes(a, p, ev, points, processes);
+    return;
+  }
   std::vector<std::uint64_t> counts;
   for (const SweepPoint& pt : points) counts.push_back(pt.count);
-  std::vector<std::optional<Choice>> choices(counts.size());
-  std::mutex mutex;  // `choices` is filled from the predictor's worker threads
+  SweepOutput output(a, p, ev, points);
   Progress progress("sweep", counts.size(), "sizes");
-  InterruptWatch watch;
-  const bool finished = watch.run([&] {
-    ev.choose_each(
-        counts, [&](const std::string& s) { progress.step(s); }, watch.cancel(),
-        [&](std::size_t i, const Choice& c) {
-          const std::lock_guard<std::mutex> lock(mutex);
-          choices[i] = c;
-        });
+  InOrder<Choice> rows(counts.size(), [&](std::size_t i, const Choice& c) {
+    progress.above([&] { output.row(i, c); });
   });
+  InterruptWatch watch;
+  bool finished = false;
+  try {
+    finished = watch.run([&] {
+      ev.choose_each(
+          counts, [&](const std::string& s) { progress.step(s); }, watch.cancel(),
+          [&](std::size_t i, const Choice& c) { rows.put(i, c); });
+    });
+  } catch (const std::exception& e) {
+    const std::size_t done = rows.close();
+    progress.done();
+    if (done > 0) output.end(e.what());  // rows are out: close the document, then the error
+    throw;
+  }
+  const std::size_t done = rows.close();
   progress.done();
-  const std::lock_guard<std::mutex> lock(mutex);
-  print_sweep(a, p, ev, points, choices, !finished);
+  output.end(finished ? "" : "interrupted");
   if (!finished) {
     std::vector<std::string> cut;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!choices[i]) cut.push_back(human_bytes(points[i].bytes));
-    }
-    finish_interrupted(fmt::format("{} of {} sizes done; not done: {}", points.size() - cut.size(),
-                                   points.size(), fmt::join(cut, ", ")));
+    for (std::size_t i = done; i < points.size(); ++i) cut.push_back(human_bytes(points[i].bytes));
+    finish_interrupted(fmt::format("{} of {} sizes done; not done: {}", done, points.size(),
+                                   fmt::join(cut, ", ")));
   }
 }
 

@@ -43,18 +43,27 @@ std::optional<Prediction> Predictor::evaluate(const Candidate& c, std::uint64_t 
 std::vector<std::vector<std::optional<Prediction>>> Predictor::evaluate_grid(
     const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,
     const StepCallback& step) const {
+  return evaluate_each(counts, cs, step, nullptr, {});
+}
+
+std::vector<std::vector<std::optional<Prediction>>> Predictor::evaluate_each(
+    const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,
+    const StepCallback& step, const std::atomic<bool>* cancel, const RowCallback& done) const {
   std::vector<std::vector<std::optional<Prediction>>> out(
       counts.size(), std::vector<std::optional<Prediction>>(cs.size()));
   std::vector<std::size_t> remaining(counts.size(), cs.size());
   std::mutex mutex;
-  // Largest sizes first: they take longest, so the threads finish together.
-  const std::size_t n = counts.size() * cs.size();
-  parallel_for(n, [&](std::size_t k) {
-    const std::size_t i = counts.size() - 1 - k / cs.size();
+  // Smallest sizes first: rows finish in order. The largest, which take longest, still run side
+  // by side at the end, so the threads finish nearly together.
+  parallel_for(counts.size() * cs.size(), [&](std::size_t k) {
+    if (cancel != nullptr && cancel->load()) return;  // no new simulation once cancelled
+    const std::size_t i = k / cs.size();
     const std::size_t j = k % cs.size();
     out[i][j] = evaluate(cs[j], counts[i]);
     const std::lock_guard<std::mutex> lock(mutex);
-    if (--remaining[i] == 0 && step) step(human_bytes(size_of(counts[i])));
+    if (--remaining[i] != 0) return;
+    if (step) step(human_bytes(size_of(counts[i])));
+    if (done) done(i, out[i]);
   });
   return out;
 }
@@ -173,7 +182,7 @@ std::vector<std::optional<Choice>> Predictor::choose_each(const std::vector<std:
   std::mutex mutex;
   parallel_for(tasks.size(), [&](std::size_t k) {
     if (cancel != nullptr && cancel->load()) return;  // no new simulation once cancelled
-    const auto [i, j] = tasks[tasks.size() - 1 - k];  // largest sizes first
+    const auto [i, j] = tasks[k];  // smallest sizes first: choices finish in order
     evals[i][j] = evaluate(tries[i][j], counts[i]);
     const std::lock_guard<std::mutex> lock(mutex);
     if (--remaining[i] != 0) return;

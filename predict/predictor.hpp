@@ -59,6 +59,15 @@ class Predictor {
   std::vector<std::vector<std::optional<Prediction>>> evaluate_grid(
       const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,
       const StepCallback& step = {}) const;
+  // The same, reporting each count's row as soon as all its candidates are done (`done`, called
+  // from a worker thread under the predictor's lock) and starting no new simulation once `cancel`
+  // is set: the rows it did not finish stay empty. Smallest counts first, so rows finish in
+  // order and a streamed compare prints as it goes.
+  using RowCallback =
+      std::function<void(std::size_t index, const std::vector<std::optional<Prediction>>& row)>;
+  std::vector<std::vector<std::optional<Prediction>>> evaluate_each(
+      const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,
+      const StepCallback& step, const std::atomic<bool>* cancel, const RowCallback& done) const;
 
   // --algo/--proto fixed: that pair (RequestError when the model cannot cost it); otherwise the
   // policy's pick (best: the fastest candidate; nccl: NCCL's arg-min, timed by the model).
@@ -68,7 +77,8 @@ class Predictor {
                                  const StepCallback& step = {}) const;
   // The same, reporting each count's choice as soon as it is made (`done`, called from a worker
   // thread under the predictor's lock) and starting no new simulation once `cancel` is set: the
-  // counts it did not finish are nullopt. What an interrupted sweep keeps.
+  // counts it did not finish are nullopt. What an interrupted sweep keeps. Smallest counts
+  // first, so choices finish roughly in order and a streamed sweep prints as it goes.
   using DoneCallback = std::function<void(std::size_t index, const Choice& choice)>;
   std::vector<std::optional<Choice>> choose_each(const std::vector<std::uint64_t>& counts,
                                                  const StepCallback& step,

@@ -143,4 +143,13 @@ std::vector<std::string> MpiWorld::describe_processes() {
   return out;
 }
 
+std::vector<std::string> MpiWorld::gather_text(std::string mine) {
+  std::vector<std::string> out;
+  for (const std::vector<char>& part :
+       gather_bytes(comm_, size_, rank_, std::vector<char>(mine.begin(), mine.end()))) {
+    out.emplace_back(part.begin(), part.end());
+  }
+  return out;
+}
+
 }  // namespace collsim

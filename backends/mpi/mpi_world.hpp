@@ -55,6 +55,7 @@ class MpiWorld final : public ProcessGroup {
   void broadcast(std::vector<char>& bytes) override;
   std::vector<OpTiming> gather(std::vector<OpTiming> mine) override;
   std::vector<std::string> describe_processes() override;
+  std::vector<std::string> gather_text(std::string mine) override;
   void abort_all(int code) override;
 
   // A communicator private to collsim (a duplicate of MPI_COMM_WORLD), errors returned.
