@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
@@ -29,12 +30,45 @@ struct CalibrateArgs {
   MeasurementArgs measurements;
   std::string output;
   bool fit_substituted = false;
+  std::string format = "table";
   std::string command_line;
 };
 
 void print_stats(const char* label, const ErrorStats& s) {
   fmt::print("{:<8} median {:.1f}%  p90 {:.1f}%  max {:.1f}% over {} rows\n", label,
              s.median_abs_pct, s.p90_abs_pct, s.max_abs_pct, s.rows);
+}
+
+nlohmann::ordered_json stats_json(const ErrorStats& s) {
+  return {{"rows", s.rows},
+          {"median_abs_error_pct", s.median_abs_pct},
+          {"p90_abs_error_pct", s.p90_abs_pct},
+          {"max_abs_error_pct", s.max_abs_pct}};
+}
+
+// --format json: the table's content, one object per parameter under "rows" (what the Python
+// module returns from collsim.calibrate).
+void print_json(const Topology& topo, const Calibration& cal, const std::string& output) {
+  nlohmann::ordered_json j;
+  j["cluster"] = topo.name();
+  j["ranks"] = topo.rank_count();
+  j["fitted_rows"] = cal.rows;
+  j["iterations"] = cal.iterations;
+  j["converged"] = cal.converged;
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const FittedParameter& p : cal.parameters) {
+    j["rows"].push_back({{"parameter", p.parameter.path()},
+                         {"before", p.before},
+                         {"fitted", p.fitted ? nlohmann::ordered_json(p.value) : nullptr},
+                         {"sigma", p.fitted ? nlohmann::ordered_json(p.sigma) : nullptr},
+                         {"at_bound", p.at_bound},
+                         {"determined_by", p.determined_by}});
+  }
+  j["before"] = stats_json(cal.before);
+  j["after"] = stats_json(cal.after);
+  j["skipped"] = cal.skipped;
+  j["output"] = output;
+  std::cout << j.dump(2) << "\n";
 }
 
 void run_calibrate(const CalibrateArgs& a) {
@@ -51,6 +85,10 @@ void run_calibrate(const CalibrateArgs& a) {
   out.close();
   if (!out) throw RequestError(fmt::format("-o {}: writing the file failed", a.output));
 
+  if (a.format == "json") {
+    print_json(topo, cal, a.output);
+    return;
+  }
   fmt::print("cluster     {} ({} GPUs)\n", topo.name(), topo.rank_count());
   fmt::print("rows        {} fitted, {} skipped; {} iterations, {} simulations per row{}\n",
              cal.rows, cal.skipped.size(), cal.iterations, cal.evaluations,
@@ -86,6 +124,9 @@ void register_calibrate(CLI::App& app) {
   cmd->add_flag("--fit-substituted", args->fit_substituted,
                 "also fit rows where NCCL ran an algorithm collsim does not simulate (NVLS...), "
                 "with the stand-in algorithm");
+  cmd->add_option("--format", args->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
   cmd->callback([args, cmd] {
     args->command_line = "collsim calibrate " + args->config;
     if (args->default_costs) args->command_line += " --default-costs";

@@ -75,7 +75,9 @@ bool InterruptWatch::run(const std::function<void()>& work) {
   lock.unlock();
   worker.join();
   if (shared->error) std::rethrow_exception(shared->error);
-  return true;
+  // The work may have seen the signal (through cancel()) and stopped early before this thread
+  // looked: its results are still cut short.
+  return !g_interrupted.load();
 }
 
 void finish_interrupted(const std::string& what) {

@@ -3,26 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cli/commands.hpp"
+#include "cli/app.hpp"
 #include "topology/error.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "collsim: what collectives cost on a GPU cluster, in nccl-tests' vocabulary.\n"
-      "CONFIG is a YAML file or a preset name from configs/ (e.g. dgx-h100)."};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "collsim 0.1.0");
-  collsim::register_topo(app);
-  collsim::register_list(app);
-  collsim::register_plan(app);
-  collsim::register_predict(app);
-  collsim::register_trace(app);
-  collsim::register_sweep(app);
-  collsim::register_compare(app);
-  collsim::register_scale(app);
-  collsim::register_bench(app);
-  collsim::register_calibrate(app);
-  collsim::register_validate(app);
+  const std::unique_ptr<CLI::App> app_ptr = collsim::make_app();
+  CLI::App& app = *app_ptr;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

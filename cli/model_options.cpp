@@ -5,6 +5,7 @@
 
 #include <charconv>
 
+#include "import/nccl_graph_log.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -52,10 +53,15 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
   cmd->add_option("--nccl-graph", m.nccl_graph,
                   "NCCL's graphs, channels x GB/s per channel: ring=8x24,tree=8x24,nvls=8x40/60 "
                   "(default: estimated from the links)");
-  cmd->add_option("--nccl-tree-pattern", m.nccl_tree_pattern,
-                  "NCCL's tree pattern: balanced, split, or tree (fell back, x0.85)")
-      ->check(CLI::IsMember({"balanced", "split", "tree"}))
-      ->capture_default_str();
+  cmd->add_option("--nccl-log", m.nccl_log,
+                  "NCCL_DEBUG=INFO output whose graph lines (Pattern, nChannels, bw) set "
+                  "--nccl-graph and --nccl-tree-pattern; the two options override it")
+      ->check(CLI::ExistingFile);
+  m.tree_pattern_option =
+      cmd->add_option("--nccl-tree-pattern", m.nccl_tree_pattern,
+                      "NCCL's tree pattern: balanced, split, or tree (fell back, x0.85)")
+          ->check(CLI::IsMember({"balanced", "split", "tree"}))
+          ->capture_default_str();
   cmd->add_option("--nccl-cpu", m.nccl_cpu, "host CPU for NCCL's model: intel, amd, other")
       ->check(CLI::IsMember({"intel", "amd", "other"}))
       ->capture_default_str();
@@ -105,8 +111,15 @@ NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Commun
   } catch (const RequestError& e) {
     throw RequestError(fmt::format("--nccl-version: {}", e.what()));
   }
+  std::string tree_pattern = m.nccl_tree_pattern;
+  if (!m.nccl_log.empty()) {
+    const NcclGraphLog logged = read_nccl_graph_log_file(m.nccl_log);
+    apply_nccl_graph(logged.graph, in);
+    const bool given = m.tree_pattern_option != nullptr && m.tree_pattern_option->count() > 0;
+    if (!given && !logged.tree_pattern.empty()) tree_pattern = logged.tree_pattern;
+  }
   if (!m.nccl_graph.empty()) apply_nccl_graph(m.nccl_graph, in);
-  in.tree_pattern_is_tree = m.nccl_tree_pattern == "tree";
+  in.tree_pattern_is_tree = tree_pattern == "tree";
   return in;
 }
 

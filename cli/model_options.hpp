@@ -36,6 +36,8 @@ struct ModelArgs {
   std::string nccl_version = "2.30";
   std::string nccl_graph;
   std::string nccl_tree_pattern = "balanced";
+  CLI::Option* tree_pattern_option = nullptr;  // given explicitly: overrides --nccl-log
+  std::string nccl_log;  // NCCL_DEBUG=INFO output: its graphs (import/nccl_graph_log)
   std::string nccl_cpu = "intel";
 
   SelectPolicy policy() const { return parse_select_policy(select); }

@@ -1,4 +1,5 @@
-// `collsim topo CONFIG [--nodes N] [--dot FILE] [--format table|json]`: what the cluster is.
+// `collsim topo CONFIG [--nodes N] [--dot FILE] [--svg FILE] [--format table|json]`: what the
+// cluster is.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -9,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/request_options.hpp"
+#include "cli/topo_svg.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 #include "topology/summary.hpp"
@@ -21,6 +23,7 @@ struct TopoArgs {
   std::string config;
   std::optional<int> nodes;
   std::string dot;
+  std::string svg;
   std::string format = "table";
 };
 
@@ -97,6 +100,10 @@ void run_topo(const TopoArgs& a) {
     write_dot(topo, out);
     if (a.format != "json") fmt::print("wrote {}\n", a.dot);
   }
+  if (!a.svg.empty()) {
+    write_topology_svg(topo, a.svg);
+    if (a.format != "json") fmt::print("wrote {}\n", a.svg);
+  }
 }
 
 }  // namespace
@@ -108,6 +115,7 @@ void register_topo(CLI::App& app) {
   cmd->add_option("CONFIG", args->config, "YAML file or preset name (see configs/)")->required();
   add_nodes_option(*cmd, args->nodes);
   cmd->add_option("--dot", args->dot, "also write the graph as Graphviz DOT to FILE");
+  cmd->add_option("--svg", args->svg, "also draw the graph as SVG to FILE (Graphviz's dot)");
   cmd->add_option("--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   cmd->callback([args] { run_topo(*args); });

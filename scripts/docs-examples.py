@@ -9,14 +9,15 @@ block's end, are its expected standard output, exactly.
     scripts/docs-examples.py check  BUILD/cli/collsim [FILE.md ...]   # exit 1 on any difference
     scripts/docs-examples.py update BUILD/cli/collsim [FILE.md ...]   # rewrite the outputs
 
-Without files, every README.md and docs/*.md. `make docs` runs update; the test suite runs check,
-so a change in the model either updates the docs or fails the build.
+Without files, README.md, README.zh-CN.md and every docs/*.md. `make docs` runs update; the test
+suite runs check, so a change in the model either updates the docs or fails the build.
 
 Commands the docs show without their output run too, and must succeed: every `sh` block, as one
-script, and every `collsim ...` in the first column of a README's table (docs/cli.md's table
-holds synopses, not commands). They run in a scratch directory that holds the repository's
-`configs` and `tests` and `build/cli/collsim`, so the files they write (-o, --plot) land there; a
-shell function `collsim` runs the binary. Files are checked side by side, one per core.
+script, and every `collsim ...` in the first column of README.md's table (docs/cli.md's table
+holds synopses, not commands; README.zh-CN.md must show the same ones). They run in a scratch
+directory that holds the repository's `configs` and `tests` and `build/cli/collsim`, so the files
+they write (-o, --plot) land there; a shell function `collsim` runs the binary. Files are checked
+side by side, one per core.
 """
 import concurrent.futures
 import difflib
@@ -85,9 +86,8 @@ def commands_without_output(path, binary):
     """Runs the sh blocks and table commands of `path`; returns (count, problems)."""
     lines = path.read_text(encoding="utf-8").splitlines()
     scripts = [(start, "\n".join(lines[start:end])) for start, end in examples(lines, SCRIPT)]
-    if path.name.startswith("README"):  # the README's table holds commands; cli.md's, synopses
-        scripts += [(i + 1, m.group(1).replace("\\|", "|")) for i, line in enumerate(lines)
-                    if (m := TABLE_COMMAND.match(line))]
+    if path.name == "README.md":  # its table holds commands (cli.md's holds synopses)
+        scripts += table_commands(lines)
     problems = []
     where = scratch(binary)
     try:
@@ -131,20 +131,44 @@ def process(path, binary, update):
     return count, problems
 
 
+def table_commands(lines):
+    """(line number, command) of each `collsim ...` in a table's first column."""
+    return [(i + 1, m.group(1).replace("\\|", "|")) for i, line in enumerate(lines)
+            if (m := TABLE_COMMAND.match(line))]
+
+
+def commands(path):
+    """The `$ collsim` commands of a file's console blocks, then its table's commands, in order."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line[2:] for start, end in examples(lines) for line in lines[start:end]
+            if line.startswith("$ collsim ")] + [c for _, c in table_commands(lines)]
+
+
+def translations_in_step():
+    """README.zh-CN.md translates README.md: the same examples in the same order."""
+    en, zh = pathlib.Path("README.md"), pathlib.Path("README.zh-CN.md")
+    if not (en.exists() and zh.exists()) or commands(en) == commands(zh):
+        return []
+    return [f"{zh}: its examples {commands(zh)} differ from {en}'s {commands(en)}; "
+            f"change both READMEs together"]
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("check", "update"):
         raise SystemExit(__doc__)
     update = sys.argv[1] == "update"
     binary = str(pathlib.Path(sys.argv[2]).resolve())
     files = [pathlib.Path(f) for f in sys.argv[3:]] or \
-        [pathlib.Path("README.md")] + sorted(pathlib.Path("docs").glob("*.md"))
+        [pathlib.Path("README.md"), pathlib.Path("README.zh-CN.md")] + \
+        sorted(pathlib.Path("docs").glob("*.md"))
     # Files run side by side (the commands are independent); results are reported in file order.
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         jobs = [pool.submit(process, f, binary, update) for f in files] + \
                [pool.submit(commands_without_output, f, binary) for f in files]
         results = [job.result() for job in jobs]
     total = sum(n for n, _ in results)
-    all_problems = [p for _, problems in results for p in problems]
+    all_problems = ([] if sys.argv[3:] else translations_in_step()) + \
+        [p for _, problems in results for p in problems]
     for p in all_problems:
         print(p)
     verb = "updated" if update else "differ"

@@ -17,6 +17,9 @@ packages=(
   libopenmpi-dev openmpi-bin  # the MPI backend (mpirun -np 4 in the tests)
   gnuplot-nox             # collsim compare --plot (SVG / PNG)
   python3                 # the docs tests (scripts/check-doc-refs.py, scripts/docs-examples.py)
+  python3-dev pybind11-dev python3-pybind11  # the Python module (python/, docs/python.md)
+  python3-pytest          # its tests (tests/python)
+  graphviz                # collsim topo --svg (dot -Tsvg)
   bsdutils                # `script`: the progress test's pseudo-terminal
   clang libclang-rt-14-dev  # make test-asan and make fuzz: sanitizer runtimes and libFuzzer
 )

@@ -29,9 +29,11 @@ std::string slurp(const std::string& path) {
 
 // Runs `collsim ARGS`, sends SIGINT after `seconds` (the whole run takes much longer), waits.
 Interrupted interrupt(const std::string& args, const std::string& seconds) {
-  const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "interrupt.out", err = dir + "interrupt.err",
-                    before = dir + "interrupt.before", status = dir + "interrupt.status";
+  // One set of files per test: ctest -j runs these tests side by side.
+  const std::string dir = ::testing::TempDir() + "interrupt_" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string out = dir + ".out", err = dir + ".err", before = dir + ".before",
+                    status = dir + ".status";
   const std::string cmd = "sh -c '" COLLSIM_BINARY_DIR "/cli/collsim " + args + " > " + out +
                           " 2> " + err + " & pid=$!; sleep " + seconds + "; cp " + out + " " +
                           before + "; kill -INT $pid; wait $pid; echo $? > " + status + "'";

@@ -1,6 +1,9 @@
 // `collsim topo` end to end: the summary, DOT export, exit statuses and one-line errors.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -30,6 +33,39 @@ TEST(TopoCommand, WritesGraphvizDot) {
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(text.str(), golden("topo_pcie-2gpu.dot", text.str()));
+}
+
+TEST(TopoCommand, DrawsSvgWithGraphviz) {
+  const std::string svg = std::string(COLLSIM_BINARY_DIR) + "/topo_test.svg";
+  std::filesystem::remove(svg);
+  const CommandResult r = run_collsim("topo dgx-h100 --svg " + svg);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote " + svg + "\n"), std::string::npos) << r.out;
+  std::ifstream in(svg);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  // An SVG document with one node per device: the eight GPUs of node 0 by name.
+  EXPECT_NE(s.find("<svg"), std::string::npos) << s.substr(0, 200);
+  EXPECT_NE(s.find("</svg>"), std::string::npos);
+  EXPECT_NE(s.find("node0/gpu7"), std::string::npos);
+}
+
+TEST(TopoCommand, SvgWithoutGraphvizSaysWhatToInstall) {
+  // PATH without Graphviz: collsim finds no `dot` to run.
+  const std::string err = std::string(COLLSIM_BINARY_DIR) + "/topo_test_svg.err";
+  const std::string cmd = "PATH=/nonexistent " + std::string(COLLSIM_BINARY_DIR) +
+                          "/cli/collsim topo pcie-2gpu --svg " + COLLSIM_BINARY_DIR +
+                          "/topo_test_nodot.svg 2>" + err;
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::ifstream in(err);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line,
+            "collsim: --svg needs Graphviz's dot, which is not installed (Debian/Ubuntu: apt-get "
+            "install graphviz; or run scripts/install-deps.sh); --dot FILE writes the DOT text "
+            "without it");
 }
 
 TEST(TopoCommand, NodesOverride) {
