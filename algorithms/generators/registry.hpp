@@ -37,6 +37,9 @@ struct AlgorithmInfo {
   Family family = Family::kOther;
   // Costed per level by the closed forms: an intra-node and an inter-node hop (alpha_beta_cost).
   bool hierarchical = false;
+  // Runs only inside one node's NVLink domain (NVLS without CollNet): plan() refuses a
+  // communicator of several nodes.
+  bool single_node = false;
 
   bool implements(Collective c) const;
 };
