@@ -6,8 +6,8 @@
 //   Schedule s = plan(r);        // RequestError for unknown names / unsupported pairs,
 //                                // ScheduleError if the generated schedule is invalid
 //
-// Every algorithm supports every protocol (the protocol sets the slot geometry and the default
-// chunking). `auto` is resolved by the selector before plan(); plan() rejects it.
+// Every algorithm but nvls (Simple only, as in NCCL) supports every protocol (the protocol sets
+// the slot geometry and the default chunking). `auto` is resolved by the selector before plan(); plan() rejects it.
 #pragma once
 
 #include <optional>

@@ -92,7 +92,7 @@ TEST(Registry, ListMatrix) {
             "binomial   -                 -                 -                 ll ll128 simple   "
             "ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 ll ll128 "
             "simple   -\n"
-            "nvls       ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 "
+            "nvls       simple            simple            simple            -                 "
             "-                 -                 -                 -                 -            "
             "     -\n");
   const std::string a2a = format_algorithm_matrix(Collective::kAllToAll);

@@ -149,7 +149,8 @@ Request request(const Pair& pair, int p, int size_index, int channels, int index
   r.collective = pair.collective;
   r.dtype = f.dtype;
   r.redop = f.op;
-  r.protocol = all_protocols()[(index / 2) % 3];
+  const std::vector<Protocol>& protocols = find_algorithm(pair.algorithm).protocols;
+  r.protocol = protocols[static_cast<std::size_t>(index / 2) % protocols.size()];
   r.channels = channels;
   // An algorithm that runs inside one NVLink domain (NVLS) gets all p ranks on one node.
   r.comm = find_algorithm(pair.algorithm).single_node ? Communicator::flat(p) : layout(p);

@@ -43,7 +43,7 @@ TEST(PlanCommand, NvlsHasTheSwitchReduceAndMulticast) {
 }
 
 TEST(PredictCommand, NvlsNeedsAReducingNvSwitchOnOneNode) {
-  const CommandResult multi = run_collsim("plan h100-2node-ib --op allreduce --bytes 1G --algo nvls");
+  const CommandResult multi = run_collsim("plan h100-2node-ib --op allreduce --bytes 1G --algo nvls --proto simple");
   EXPECT_EQ(multi.status, 1);
   EXPECT_EQ(multi.err,
             "collsim: algorithm \"nvls\" runs inside one node's NVLink domain, but the "
