@@ -104,9 +104,12 @@ TEST(Selection, CandidatesOfACollective) {
   const auto ag = candidates(Collective::kAllGather, all, false);
   std::vector<std::string> names;
   for (const Candidate& c : ag) names.push_back(c.algorithm);
-  EXPECT_EQ(names, (std::vector<std::string>{"ring", "ring2d", "rhd", "direct", "nvls"}));
-  // --model nccl adds NCCL's own AllGather algorithms.
-  EXPECT_EQ(candidates(Collective::kAllGather, all, true).size(), 6u);
+  // nvls runs with Simple only: not an LL candidate.
+  EXPECT_EQ(names, (std::vector<std::string>{"ring", "ring2d", "rhd", "direct"}));
+  // --model nccl adds NCCL's own AllGather algorithms (PAT; NVLS runs with Simple only).
+  EXPECT_EQ(candidates(Collective::kAllGather, all, true).size(), 5u);
+  EXPECT_EQ(candidates(Collective::kAllGather, parse_algo_choice("auto", "simple"), false).back(),
+            (Candidate{"nvls", Protocol::kSimple}));
   try {
     candidates(Collective::kAllToAll, parse_algo_choice("ring", "auto"), false);
     FAIL();
