@@ -53,6 +53,14 @@ void check_buffers(const Schedule& s, const HostBuffers& b, const std::vector<in
   }
 }
 
+void refuse_switch_actors(const Schedule& s, std::string_view backend) {
+  if (s.actor_count() == s.rank_count()) return;
+  throw BackendError(fmt::format(
+      "{} backend: the {} schedule has the switch compute (switch actors), which only the cpu "
+      "backend executes; run it there or simulate it",
+      backend, s.info().algorithm));
+}
+
 std::vector<std::string> ProcessGroup::describe_processes() {
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) != 0) host = {'?'};

@@ -135,10 +135,17 @@ class Backend {
   // The rank count this backend runs when none is asked for (MPI: the job's processes; CUDA and
   // NCCL: the GPUs); 0 when it has no preference.
   virtual int preferred_ranks() const { return 0; }
+  // Whether it runs schedules whose switch computes (switch actors, schedule.hpp: NVLS). Only
+  // the walkers of every actor in one process do (cpu, dry-run); the others refuse such a
+  // schedule with refuse_switch_actors().
+  virtual bool runs_switch_actors() const { return false; }
 
  private:
   ProcessGroup single_;
 };
+
+// BackendError "<backend> backend cannot run ... (nvls)" when `s` has switch actors.
+void refuse_switch_actors(const Schedule& s, std::string_view backend);
 
 // Walks every stream and counts ops and bytes; touches no data. For timing the IR itself and
 // checking that a schedule can be consumed end to end.

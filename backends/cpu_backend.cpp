@@ -57,7 +57,7 @@ class CpuRun final : public WalkHooks {
         divisor_(s.info().redop == ReduceOp::kAvg ? s.rank_count() : 0),
         walk_(s, *this, {.ranks = {}, .fifo_credits = true, .lock = &m_}),
         data_(walk_.size()) {
-    for (int r = 0; r < s.rank_count(); ++r) {
+    for (int r = 0; r < s.actor_count(); ++r) {  // switch actors reduce in their scratch
       scratch_.emplace_back(s.buffer_bytes(r, BufferKind::kScratch));
     }
     for (int id = 0; id < walk_.size(); ++id) queue_.push_back(id);
@@ -88,7 +88,7 @@ class CpuRun final : public WalkHooks {
     for (int id = 0; id < walk_.size(); ++id) {
       const StreamData& d = data_[id];
       const int rank = walk_.stream(id).rank();
-      if (!d.started) continue;
+      if (!d.started || s_.is_switch(rank)) continue;
       first[rank] = std::min(first[rank], d.first);
       last[rank] = std::max(last[rank], d.last);
     }

@@ -22,6 +22,7 @@ namespace collsim {
 class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
+  bool runs_switch_actors() const override { return true; }
   RunResult run(const Schedule& s, HostBuffers& buffers, const RunOptions& options = {}) override;
 };
 

@@ -88,6 +88,11 @@ std::vector<CostParameter> cost_parameters_for(const Topology& topo,
   for (int k = 0; k < kLinkKindCount; ++k) {
     if (kinds[k]) out.push_back({{K::kLinkEfficiency, 0, 0, k}});
   }
+  // The NVSwitch's NVLS rate, where its switch reduces (sm90+ GPUs on NVSwitch).
+  if (kinds[static_cast<int>(LinkKind::kNvSwitch)] && topo.gpu_model().sm >= 90 &&
+      start.nvls_bandwidth.bytes_per_second() > 0) {
+    out.push_back({{K::kNvlsBandwidth}});
+  }
   return out;
 }
 

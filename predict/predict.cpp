@@ -10,6 +10,7 @@
 #include "simulator/alpha_beta_cost.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/error.hpp"
+#include "topology/topology.hpp"
 
 namespace collsim {
 
@@ -114,6 +115,34 @@ Model parse_model(std::string_view name) {
 
 bool simulates(Model m) { return m == Model::kMaxMin || m == Model::kContentionFree; }
 
+namespace {
+
+// Why the cluster cannot run `r`'s algorithm ("" when it can): NVLS (a single-node algorithm,
+// AlgorithmInfo::single_node) needs one node whose NVSwitch reduces (sm90+ GPUs on NVSwitch).
+std::string cannot_run(const Request& r, const Topology& topo) {
+  const AlgorithmInfo& a = find_algorithm(r.algorithm);
+  if (!a.single_node) return "";
+  if (r.comm.node_count() > 1) {
+    return fmt::format(
+        "algorithm \"{}\" runs inside one node's NVLink domain, but the communicator spans {} "
+        "nodes",
+        a.name, r.comm.node_count());
+  }
+  bool nvswitch = false;
+  for (LinkId l : topo.out_links(topo.gpu_of(Rank{r.comm.gpu(0)}))) {
+    nvswitch = nvswitch || topo.device(topo.link(l).dst).kind == DeviceKind::kNvSwitch;
+  }
+  if (!nvswitch || topo.gpu_model().sm < 90) {
+    return fmt::format(
+        "algorithm \"{}\" needs an NVSwitch that reduces (third generation or later, sm90+ "
+        "GPUs); {} has none",
+        a.name, topo.name());
+  }
+  return "";
+}
+
+}  // namespace
+
 std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
                                   Model model, const PredictOptions& options, std::string* why) {
   if (model == Model::kNccl) return by_nccl(r, options, why);
@@ -123,6 +152,10 @@ std::optional<Prediction> predict(const Request& r, const Topology& topo, const 
           "algorithm \"{}\" is NCCL's; collsim does not simulate it yet (use --model nccl)",
           r.algorithm);
     }
+    return std::nullopt;
+  }
+  if (const std::string no = cannot_run(r, topo); !no.empty()) {
+    if (why) *why = no;
     return std::nullopt;
   }
   switch (model) {

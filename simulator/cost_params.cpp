@@ -100,6 +100,15 @@ CostParams default_cost_params(int sm) {
   constexpr double kHbmTBps[] = {2.04, 3.35, 8.0};
   c.reduce_bandwidth = GBps(kHbmTBps[a] * 1e3 / 3.0);
   c.copy_bandwidth = GBps(kHbmTBps[a] * 1e3 / 2.0);
+
+  // NVLS: what the NVSwitch delivers per GPU port when it reduces (its ALU and multicast, not
+  // the links, bound NVLS: docs/theory.md §1.8). Measured 8-GPU NVLS AllReduce peaks: H100 /
+  // H200 (NVSwitch gen 3) busbw 480 GB/s, algbw 274 GB/s (nccl-tests#212; 8xH200 480.0 GB/s);
+  // B200 (gen 4) busbw 838-846 GB/s, algbw 842 x 8/14 = 481 GB/s (p6-b200 sweeps). Each GPU
+  // gives and receives n bytes through the switch, so the port rate is algbw. A100's gen-2
+  // NVSwitch does not reduce (nccl-tests#228): no NVLS, the value is never used.
+  constexpr double kNvlsGBps[] = {0.0, 274.0, 481.0};
+  c.nvls_bandwidth = GBps(kNvlsGBps[a]);
   return c;
 }
 
@@ -151,6 +160,8 @@ double cost_value(const CostParams& params, const CostField& f) {
       return params.reduce_bandwidth.bytes_per_second();
     case K::kCopyBandwidth:
       return params.copy_bandwidth.bytes_per_second();
+    case K::kNvlsBandwidth:
+      return params.nvls_bandwidth.bytes_per_second();
   }
   return 0;
 }
@@ -179,6 +190,9 @@ void set_cost_value(CostParams& params, const CostField& f, double v) {
       break;
     case K::kCopyBandwidth:
       params.copy_bandwidth = Bandwidth::bytes_per_second(v);
+      break;
+    case K::kNvlsBandwidth:
+      params.nvls_bandwidth = Bandwidth::bytes_per_second(v);
       break;
   }
 }

@@ -23,6 +23,10 @@
 //  - launch is paid once per collective, before any rank starts (NCCL's baseLat).
 //  - Reducing B bytes delays the piece by B / reduce_bandwidth (γ); a local copy occupies its
 //    channel for B / copy_bandwidth. A zero bandwidth means "free".
+//  - A switch actor (NVLS, schedule.hpp) reduces at nvls_bandwidth per GPU port: the switch's
+//    whole rate, ports x nvls_bandwidth, is shared by its streams, so a switch reducing for p
+//    GPUs over C channels delays each piece-reduction by B x C / ((p - 1) x nvls_bandwidth)
+//    and reduces a whole n-byte AllReduce in n / nvls_bandwidth.
 #pragma once
 
 #include <array>
@@ -54,6 +58,7 @@ struct CostParams {
   std::array<double, kLinkKindCount> link_efficiency{1, 1, 1, 1, 1, 1, 1, 1};
   Bandwidth reduce_bandwidth;  // zero = reductions are free
   Bandwidth copy_bandwidth;    // zero = local copies are free
+  Bandwidth nvls_bandwidth;    // the NVSwitch's reduction rate per GPU port; zero = free
 
   ProtocolCost& protocol(Protocol p) { return protocols[static_cast<int>(p)]; }
   const ProtocolCost& protocol(Protocol p) const { return protocols[static_cast<int>(p)]; }

@@ -271,7 +271,7 @@ void Engine<Net>::advance(std::uint32_t sid) {
         return;
       }
       Time at = arrival(*in, j);
-      if (reduce_rate_ > 0 && bytes > 0 && reduces(kind)) at += reduce_time(bytes);
+      if (bytes > 0 && reduces(kind) && !is_switch(sid)) at += reduce_time(bytes);
       ready = std::max(ready, at);
     }
     if (out != nullptr && out->posted >= slots_) {
@@ -284,7 +284,13 @@ void Engine<Net>::advance(std::uint32_t sid) {
     if (ready > now_) return wake(sid, ready);
     if (in != nullptr) consume(*in, j);
     if (out != nullptr) post(sid, static_cast<std::uint32_t>(s.out_conn), bytes);
-    if (++s.piece == s.pieces) complete_op(sid, now_);
+    Time done = now_;
+    if (is_switch(sid) && bytes > 0 && reduces(kind)) {
+      // The switch's reducer is a throughput resource: it stays busy with this piece.
+      s.busy = now_ + switch_reduce_time(bytes);
+      done = s.busy;
+    }
+    if (++s.piece == s.pieces) complete_op(sid, done);
   }
 }
 

@@ -90,7 +90,7 @@ class Engine {
   // engine_setup.cpp
   void init_streams();
   std::uint32_t connection(int channel, int sender, int receiver);
-  std::uint32_t route_between(int from, int to, int channel);
+  std::uint32_t route_between(int from_device, int to_device, int channel);
   Result collect();
   [[noreturn]] void report_stuck() const;
 
@@ -117,6 +117,15 @@ class Engine {
   Time reduce_time(std::uint64_t bytes) const {
     return bytes == payload_ ? reduce_full_ : wire_time(static_cast<double>(bytes), reduce_rate_);
   }
+  // Whether stream `sid` belongs to a switch actor (schedule.hpp, "Switch actors"): it reduces
+  // at the switch's rate, which it holds while it does (a GPU's reduction is a delay per piece).
+  bool is_switch(std::uint32_t sid) const {
+    return static_cast<int>(sid / static_cast<std::uint32_t>(channels_)) >= sched_.rank_count();
+  }
+  Time switch_reduce_time(std::uint64_t bytes) const {
+    return switch_reduce_rate_ > 0 ? wire_time(static_cast<double>(bytes), switch_reduce_rate_)
+                                   : Time();
+  }
 
   const Schedule& sched_;
   const Topology& topo_;
@@ -134,8 +143,10 @@ class Engine {
   Time reduce_full_;         // reduction delay of a full piece
   double wire_per_byte_;     // 1 / protocol efficiency
   double reduce_rate_;       // bytes/s; 0 = free
+  double switch_reduce_rate_ = 0;  // per stream of a switch actor, bytes/s; 0 = free
   double copy_rate_;
-  std::vector<int> gpu_;  // schedule rank -> cluster rank
+  std::vector<int> gpu_;     // schedule rank -> cluster rank
+  std::vector<int> device_;  // schedule actor (ranks, then switches) -> topology device id
 
   std::vector<StreamState> streams_;
   std::vector<Dependency> deps_;  // per stream ranges (StreamState::dep_next/dep_end)

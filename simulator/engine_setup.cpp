@@ -16,6 +16,25 @@ namespace collsim {
 
 namespace detail {
 
+// The NVSwitch a GPU's NVLinks reach: where a switch actor anchored at cluster rank `gpu` runs
+// (schedule.hpp, "Switch actors").
+DeviceId switch_of(const Topology& topo, int gpu) {
+  const DeviceId g = topo.gpu_of(Rank{gpu});
+  if (topo.gpu_model().sm < 90) {
+    throw RequestError(fmt::format(
+        "NVLS needs an NVSwitch that reduces (third generation or later, sm90+ GPUs); {} has {} "
+        "GPUs (sm{})",
+        topo.name(), topo.gpu_model().name, topo.gpu_model().sm));
+  }
+  for (LinkId l : topo.out_links(g)) {
+    const Device& d = topo.device(topo.link(l).dst);
+    if (d.kind == DeviceKind::kNvSwitch) return d.id;
+  }
+  throw RequestError(fmt::format(
+      "the schedule has the NVSwitch compute (NVLS), but {} of {} reaches no NVSwitch",
+      topo.device(g).name, topo.name()));
+}
+
 template <class Net>
 Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o,
                     const CostParams& costs)
@@ -25,7 +44,7 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       costs_(costs),
       proto_(costs.protocol(s.info().protocol)),
       trace_(o.trace),
-      ranks_(s.rank_count()),
+      ranks_(s.actor_count()),
       channels_(s.channel_count()),
       slots_(static_cast<std::uint64_t>(std::max(1, s.info().fifo.slots))),
       slot_mask_((slots_ & (slots_ - 1)) == 0 ? slots_ - 1 : 0),
@@ -41,17 +60,26 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
   reduce_full_ = reduce_rate_ > 0 ? wire_time(static_cast<double>(payload_), reduce_rate_) : Time();
   gpu_ = o.placement;
   if (gpu_.empty()) {
-    for (int r = 0; r < ranks_; ++r) gpu_.push_back(r);
+    for (int r = 0; r < s.rank_count(); ++r) gpu_.push_back(r);
   }
-  if (static_cast<int>(gpu_.size()) != ranks_) {
-    throw RequestError(
-        fmt::format("placement names {} ranks but the schedule has {}", gpu_.size(), ranks_));
+  if (static_cast<int>(gpu_.size()) != s.rank_count()) {
+    throw RequestError(fmt::format("placement names {} ranks but the schedule has {}", gpu_.size(),
+                                   s.rank_count()));
   }
   for (int g : gpu_) {
     if (g < 0 || g >= topo.rank_count()) {
-      throw RequestError(fmt::format("the schedule needs {} ranks but {} has {} GPUs", ranks_,
-                                     topo.name(), topo.rank_count()));
+      throw RequestError(fmt::format("the schedule needs {} ranks but {} has {} GPUs",
+                                     s.rank_count(), topo.name(), topo.rank_count()));
     }
+    device_.push_back(topo.gpu_of(Rank{g}).value);
+  }
+  for (int anchor : s.info().switch_anchor) device_.push_back(switch_of(topo, gpu_[anchor]).value);
+  if (s.actor_count() > s.rank_count()) {
+    // The switch's whole rate (ports x per-port rate) is shared by its streams; a piece of a
+    // switch stream is reduced by (members - 1) recv-reduce ops (cost_params.hpp).
+    const int members = s.rank_count() / (s.actor_count() - s.rank_count());
+    switch_reduce_rate_ = costs.nvls_bandwidth.bytes_per_second() * std::max(1, members - 1) /
+                          std::max(1, s.info().requested_channels);
   }
   period_ = ranks_;
   if (o.symmetry && trace_ == nullptr) period_ = symmetry_period(s, topo, gpu_, !Net::kKnowsFinish);
@@ -92,7 +120,7 @@ void Engine<Net>::init_streams() {
 }
 
 template <class Net>
-std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {
+std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // device ids
   // Each channel is its own connection (its own queue pair), so ECMP hashes channels apart.
   // NCCL gives a GPU's channels its NICs in turn (Topology::route_flow).
   const std::uint32_t flow = topo_.route_flow(sched_.info().request_channel(channel));
@@ -100,7 +128,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {
                             static_cast<std::uint64_t>(to) << 16 | (flow & 0xFFFF);
   auto it = route_index_.find(key);
   if (it != route_index_.end()) return it->second;
-  const Route& route = topo_.route(topo_.gpu_of(Rank{from}), topo_.gpu_of(Rank{to}), flow);
+  const Route& route = topo_.route(DeviceId{from}, DeviceId{to}, flow);
   RouteInfo info;
   info.first_link = static_cast<std::uint32_t>(route_links_.size());
   info.link_count = static_cast<std::uint32_t>(route.links.size());
@@ -149,7 +177,7 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   auto it = conn_index_.find(key);
   if (it != conn_index_.end()) return it->second;
   ConnState c;
-  c.route = route_between(gpu_[sender], gpu_[receiver], channel);
+  c.route = route_between(device_[sender], device_[receiver], channel);
   c.sender = static_cast<std::uint32_t>(sender * channels_ + channel);
   c.receiver = static_cast<std::uint32_t>(receiver % period_ * channels_ + channel);
   c.ring = static_cast<std::uint32_t>(times_.size());
@@ -171,8 +199,10 @@ Result Engine<Net>::collect() {
   // Every period finishes as the simulated one does.
   for (int rank = period_; rank < ranks_; ++rank)
     r.rank_finish[rank] = r.rank_finish[rank % period_];
-  r.simulated_ranks = period_;
   for (Time t : r.rank_finish) r.total = std::max(r.total, t);
+  // Switch actors finish before the ranks they send to; results name ranks only.
+  r.rank_finish.resize(static_cast<std::size_t>(sched_.rank_count()));
+  r.simulated_ranks = std::min(period_, sched_.rank_count());
   std::vector<std::uint64_t> bytes(topo_.links().size(), 0);
   for (const ConnState& c : conns_) {
     const RouteInfo& ri = routes_[c.route];

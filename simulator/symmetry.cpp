@@ -115,7 +115,7 @@ bool is_period(const Connections& k, int p, bool shared_links) {
 
 int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<int>& gpu,
                     bool shared_links) {
-  const int n = s.rank_count();
+  const int n = s.actor_count();  // a rank-symmetric schedule has no switch actors
   if (n < 2 || !s.source()->rank_symmetric()) return n;
   const Connections k = connections(s, topo, gpu);
   for (int p = 1; p < n; ++p) {

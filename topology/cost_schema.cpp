@@ -21,6 +21,7 @@ std::vector<CostField> build_fields() {
   for (int k = 0; k < kLinkKinds; ++k) out.push_back({K::kLinkEfficiency, 0, 0, k});
   out.push_back({K::kReduceBandwidth});
   out.push_back({K::kCopyBandwidth});
+  out.push_back({K::kNvlsBandwidth});
   for (int p = 0; p < 3; ++p) {
     out.push_back({K::kLaunch, p});
     out.push_back({K::kEfficiency, p});
@@ -128,6 +129,8 @@ std::string CostField::path() const {
       return "reduce_bandwidth";
     case Kind::kCopyBandwidth:
       return "copy_bandwidth";
+    case Kind::kNvlsBandwidth:
+      return "nvls_bandwidth";
   }
   return {};
 }
@@ -147,7 +150,10 @@ CostUnit CostField::unit() const {
 
 std::string_view CostField::zero_word() const {
   if (kind == Kind::kChannelBandwidth) return "none";
-  if (kind == Kind::kReduceBandwidth || kind == Kind::kCopyBandwidth) return "free";
+  if (kind == Kind::kReduceBandwidth || kind == Kind::kCopyBandwidth ||
+      kind == Kind::kNvlsBandwidth) {
+    return "free";
+  }
   return {};
 }
 
@@ -174,6 +180,7 @@ double CostField::upper() const {
       return 1e13;  // 10 TB/s, far above one CTA
     case Kind::kReduceBandwidth:
     case Kind::kCopyBandwidth:
+    case Kind::kNvlsBandwidth:
       return 1e15;
     default:
       return 1;  // a fraction

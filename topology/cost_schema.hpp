@@ -8,6 +8,7 @@
 //       nvlink: 0.824             # nvlink nvswitch pcie smp ib roce ethernet c2c
 //     reduce_bandwidth: 1.1TB/s   # γ = 1 / this; "free" for none
 //     copy_bandwidth: 1.6TB/s     # local copies; "free" for none
+//     nvls_bandwidth: 274GB/s     # NVSwitch reduction per GPU port (NVLS); "free" for none
 //     protocols:
 //       simple:                   # ll ll128 simple
 //         efficiency: 1.0         # payload / wire bytes
@@ -47,6 +48,7 @@ struct CostField {
     kLinkEfficiency,
     kReduceBandwidth,
     kCopyBandwidth,
+    kNvlsBandwidth,
   };
   Kind kind = Kind::kLaunch;
   int protocol = 0;  // index into kCostProtocols (protocol fields)

@@ -100,5 +100,6 @@ Schedule make_ring2d(const Request& r);
 Schedule make_rhd(const Request& r);
 Schedule make_direct(const Request& r);
 Schedule make_binomial(const Request& r);
+Schedule make_nvls(const Request& r);
 
 }  // namespace collsim::detail

@@ -74,6 +74,15 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::binomial,
        Family::kOther,
        false},
+      {"nvls",
+       "NVLink SHARP: the NVSwitch reduces and multicasts (NCCL's NVLS, one node)",
+       {C::kAllReduce, C::kReduceScatter, C::kAllGather},
+       {Protocol::kSimple},  // NCCL runs NVLS with Simple only (enqueue.cc, tuning.cc)
+       &detail::make_nvls,
+       nullptr,
+       Family::kOther,
+       false,
+       true},
   };
 }
 
@@ -103,6 +112,18 @@ void check_request(const Request& r, const AlgorithmInfo& a) {
   const std::uint64_t blocks = is_blocked(r.collective) ? r.comm.size() : 1;
   if (r.count > per_rank / element_size(r.dtype) / blocks) {
     throw RequestError(fmt::format("count {} is too large", r.count));
+  }
+  if (std::find(a.protocols.begin(), a.protocols.end(), r.protocol) == a.protocols.end()) {
+    std::vector<std::string> p;
+    for (Protocol pr : a.protocols) p.emplace_back(to_string(pr));
+    throw RequestError(fmt::format("algorithm \"{}\" runs with protocol {} only, not {}", a.name,
+                                   fmt::join(p, ", "), to_string(r.protocol)));
+  }
+  if (a.single_node && r.comm.node_count() > 1) {
+    throw RequestError(fmt::format(
+        "algorithm \"{}\" runs inside one node's NVLink domain, but the communicator spans {} "
+        "nodes",
+        a.name, r.comm.node_count()));
   }
   if (r.slices < 0) throw RequestError(fmt::format("slices must be >= 1, got {}", r.slices));
 }

@@ -6,8 +6,8 @@
 //   Schedule s = plan(r);        // RequestError for unknown names / unsupported pairs,
 //                                // ScheduleError if the generated schedule is invalid
 //
-// Every algorithm supports every protocol (the protocol sets the slot geometry and the default
-// chunking). `auto` is resolved by the selector before plan(); plan() rejects it.
+// Every algorithm but nvls (Simple only, as in NCCL) supports every protocol (the protocol sets
+// the slot geometry and the default chunking). `auto` is resolved by the selector before plan(); plan() rejects it.
 #pragma once
 
 #include <optional>
@@ -37,6 +37,9 @@ struct AlgorithmInfo {
   Family family = Family::kOther;
   // Costed per level by the closed forms: an intra-node and an inter-node hop (alpha_beta_cost).
   bool hierarchical = false;
+  // Runs only inside one node's NVLink domain (NVLS without CollNet): plan() refuses a
+  // communicator of several nodes.
+  bool single_node = false;
 
   bool implements(Collective c) const;
 };

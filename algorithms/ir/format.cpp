@@ -40,8 +40,11 @@ void write_schedule(std::ostream& out, const Schedule& s, std::uint64_t max_ops_
                      i.bytes.count(), i.root);
   out << fmt::format("chunk {} B in {} slices; fifo {} slots x {} B, payload {} B\n", i.chunk_bytes,
                      i.slices, i.fifo.slots, i.fifo.slot_bytes, i.fifo.slot_payload);
-  for (int r = 0; r < s.rank_count(); ++r) {
-    out << fmt::format("rank {}: input {} B, output {} B, scratch {} B\n", r,
+  for (int r = 0; r < s.actor_count(); ++r) {
+    const std::string actor =
+        s.is_switch(r) ? fmt::format("switch {} (of rank {})", r, i.switch_anchor[r - i.ranks])
+                       : fmt::format("rank {}", r);
+    out << fmt::format("{}: input {} B, output {} B, scratch {} B\n", actor,
                        s.buffer_bytes(r, BufferKind::kInput),
                        s.buffer_bytes(r, BufferKind::kOutput),
                        s.buffer_bytes(r, BufferKind::kScratch));

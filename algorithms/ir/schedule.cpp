@@ -68,7 +68,7 @@ std::vector<Dependency> Schedule::dependencies(int rank) const {
 
 std::uint64_t Schedule::total_ops() const {
   std::uint64_t n = 0;
-  for (int r = 0; r < rank_count(); ++r) {
+  for (int r = 0; r < actor_count(); ++r) {
     for (int c = 0; c < channel_count(); ++c) n += op_count(r, c);
   }
   return n;

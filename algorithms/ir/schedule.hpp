@@ -36,6 +36,16 @@
 // its receiver), never by a global lock-step. Because a sender can block on a full FIFO, a
 // schedule can deadlock on buffer space alone (two ranks that each send more than 8 pieces to
 // the other before receiving); validate() runs this exact model and reports such schedules.
+//
+// Switch actors. Where a switch computes (NVLink SHARP: the NVSwitch reduces what the GPUs give
+// it and multicasts the result), the schedule lists the switch as an actor of its own: actors
+// 0..ranks-1 are the communicator's ranks, actors ranks..actor_count()-1 are switches
+// (ScheduleInfo::switch_anchor). A switch actor runs ordinary ops on ordinary connections, with
+// only a scratch buffer: a recv-reduce is the switch reducing a GPU's piece into its accumulator,
+// a send per member is its multicast (one copy per output port). Every executor runs switch
+// actors as it runs ranks: the CPU backend performs the switch's reduction itself, the simulator
+// places the actor on the NVSwitch of its anchor's node and charges its reductions at the
+// switch's rate. Peers of ops may name any actor.
 #pragma once
 
 #include <algorithm>
@@ -71,6 +81,9 @@ struct ScheduleInfo {
   std::uint64_t chunk_bytes = 0;
   int slices = 1;
   ProtocolGeometry fifo;
+  // Switch actors (above): actor ranks + i is the switch that rank switch_anchor[i] is attached
+  // to (the NVSwitch of that rank's node). Empty: no switch computes.
+  std::vector<int> switch_anchor;
 };
 
 // A forward cursor over one (rank, channel) stream.
@@ -125,6 +138,9 @@ class Schedule {
 
   const ScheduleInfo& info() const { return info_; }
   int rank_count() const { return info_.ranks; }
+  // Ranks and switch actors: what executors walk (streams, buffers, peers).
+  int actor_count() const { return info_.ranks + static_cast<int>(info_.switch_anchor.size()); }
+  bool is_switch(int actor) const { return actor >= info_.ranks; }
   int channel_count() const { return info_.channels; }
 
   std::uint64_t op_count(int rank, int channel) const;
@@ -132,7 +148,7 @@ class Schedule {
   OpCursor cursor(int rank, int channel) const;
   std::uint64_t buffer_bytes(int rank, BufferKind buffer) const;
   std::vector<Dependency> dependencies(int rank) const;
-  // Sum of op_count over all streams: O(ranks x channels) calls.
+  // Sum of op_count over all streams of all actors: O(actors x channels) calls.
   std::uint64_t total_ops() const;
 
   const std::shared_ptr<const OpSource>& source() const { return source_; }

@@ -31,13 +31,18 @@ class ListSource final : public OpSource {
   std::vector<std::vector<Dependency>> deps_;
 };
 
+// Ranks and switch actors (schedule.hpp).
+std::size_t actors(const ScheduleInfo& i) {
+  return static_cast<std::size_t>(i.ranks) + i.switch_anchor.size();
+}
+
 }  // namespace
 
 ScheduleBuilder::ScheduleBuilder(ScheduleInfo info)
     : info_(std::move(info)),
-      ops_(info_.ranks, std::vector<std::vector<Op>>(info_.channels)),
-      buffers_(info_.ranks, std::vector<std::uint64_t>(kBufferKindCount, 0)),
-      deps_(info_.ranks) {}
+      ops_(actors(info_), std::vector<std::vector<Op>>(info_.channels)),
+      buffers_(actors(info_), std::vector<std::uint64_t>(kBufferKindCount, 0)),
+      deps_(actors(info_)) {}
 
 void ScheduleBuilder::set_buffer(int rank, BufferKind buffer, std::uint64_t bytes) {
   buffers_.at(rank).at(static_cast<int>(buffer)) = bytes;
@@ -64,7 +69,7 @@ Schedule ScheduleBuilder::build() && {
 
 Schedule materialize(const Schedule& s) {
   ScheduleBuilder b(s.info());
-  for (int r = 0; r < s.rank_count(); ++r) {
+  for (int r = 0; r < s.actor_count(); ++r) {
     for (int k = 0; k < kBufferKindCount; ++k) {
       const auto kind = static_cast<BufferKind>(k);
       b.set_buffer(r, kind, s.buffer_bytes(r, kind));

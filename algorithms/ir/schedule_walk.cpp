@@ -49,10 +49,10 @@ ScheduleWalk::ScheduleWalk(const Schedule& s, WalkHooks& hooks, WalkOptions opti
       credits_(options.fifo_credits),
       payload_(std::max<std::uint64_t>(1, s.info().fifo.slot_payload)),
       slots_(static_cast<std::uint64_t>(std::max(1, s.info().fifo.slots))),
-      first_(s.rank_count(), -1),
+      first_(s.actor_count(), -1),
       channels_(s.channel_count()) {
   if (options.ranks.empty()) {
-    for (int r = 0; r < s.rank_count(); ++r) options.ranks.push_back(r);
+    for (int r = 0; r < s.actor_count(); ++r) options.ranks.push_back(r);
   }
   for (int r : options.ranks) {
     first_.at(r) = size();

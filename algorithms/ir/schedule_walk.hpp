@@ -159,7 +159,7 @@ class WalkHooks {
 };
 
 struct WalkOptions {
-  std::vector<int> ranks;      // the ranks to walk; empty: every rank
+  std::vector<int> ranks;      // the actors to walk; empty: every rank and switch actor
   bool fifo_credits = true;    // count FIFO credits: needs every rank in the walk
   std::mutex* lock = nullptr;  // set when several threads call advance()
 };

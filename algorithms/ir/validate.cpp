@@ -54,7 +54,7 @@ void check_region(const Schedule& s, int rank, int channel, std::uint64_t i, con
 // Peers, postop and bounds of one op.
 void check_op(const Schedule& s, int rank, int channel, std::uint64_t i, const Op& op,
               const Buffers& b) {
-  const int n = s.rank_count();
+  const int n = s.actor_count();
   auto check_peer = [&](int peer, std::string_view role) {
     if (peer < 0 || peer >= n) {
       throw ScheduleError(fmt::format("bad peer: {} {} rank {}, but ranks are 0..{}",
@@ -189,7 +189,7 @@ void check_dependencies(const Schedule& s, int rank) {
 ValidationReport validate_exhaustive(const Schedule& s) {
   std::map<std::uint64_t, Connection> conns;
   ValidationReport rep;
-  for (int r = 0; r < s.rank_count(); ++r) {
+  for (int r = 0; r < s.actor_count(); ++r) {
     const Buffers b = buffers_of(s, r);
     std::vector<Write> writes[kBufferKindCount];
     for (int c = 0; c < s.channel_count(); ++c) {
@@ -273,19 +273,40 @@ void validate_stream(const Schedule& s, int r, int c, const ValidateOptions& o,
   check_matching(s, walked);
 }
 
+// A switch actor sits on a rank's node and has no input or output buffer (schedule.hpp).
+void check_switch_actors(const Schedule& s) {
+  const ScheduleInfo& info = s.info();
+  for (std::size_t i = 0; i < info.switch_anchor.size(); ++i) {
+    const int actor = info.ranks + static_cast<int>(i);
+    const int anchor = info.switch_anchor[i];
+    if (anchor < 0 || anchor >= info.ranks) {
+      throw ScheduleError(fmt::format("bad switch: switch {} is anchored at rank {}, but ranks are "
+                                      "0..{}",
+                                      actor, anchor, info.ranks - 1));
+    }
+    if (s.buffer_bytes(actor, BufferKind::kInput) != 0 ||
+        s.buffer_bytes(actor, BufferKind::kOutput) != 0) {
+      throw ScheduleError(fmt::format(
+          "bad switch: switch {} has an input or output buffer; a switch holds only scratch",
+          actor));
+    }
+  }
+}
+
 }  // namespace
 
 ValidationReport validate(const Schedule& s, const ValidateOptions& o) {
+  check_switch_actors(s);
   if (s.total_ops() <= o.exhaustive_op_limit) return validate_exhaustive(s);
   ValidationReport rep;
   rep.exhaustive = false;
   std::mt19937_64 rng(o.seed);
-  std::set<std::pair<int, int>> streams = {{0, 0}, {s.rank_count() - 1, s.channel_count() - 1}};
+  std::set<std::pair<int, int>> streams = {{0, 0}, {s.actor_count() - 1, s.channel_count() - 1}};
   for (int k = 0; k < o.sample_streams; ++k) {
     streams.insert(
-        {static_cast<int>(rng() % s.rank_count()), static_cast<int>(rng() % s.channel_count())});
+        {static_cast<int>(rng() % s.actor_count()), static_cast<int>(rng() % s.channel_count())});
   }
-  for (int r = 0; r < s.rank_count(); ++r) check_dependencies(s, r);
+  for (int r = 0; r < s.actor_count(); ++r) check_dependencies(s, r);
   for (auto [r, c] : streams) validate_stream(s, r, c, o, rng, rep);
   return rep;
 }

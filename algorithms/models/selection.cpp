@@ -169,7 +169,12 @@ std::vector<Candidate> candidates(Collective c, const AlgoChoice& allowed, bool 
       rejected.push_back(name);
       continue;
     }
-    for (Protocol p : allowed.protocols) out.push_back({name, p});
+    for (Protocol p : allowed.protocols) {
+      const AlgorithmInfo* a = find_algorithm_or_null(name);
+      const bool runs = a == nullptr || std::find(a->protocols.begin(), a->protocols.end(), p) !=
+                                            a->protocols.end();
+      if (runs) out.push_back({name, p});
+    }
   }
   if (out.empty() && allowed.algorithms.size() == 1 && !simulable(allowed.algorithms.front()) &&
       !with_nccl_only) {

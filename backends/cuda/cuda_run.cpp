@@ -173,6 +173,7 @@ class CudaRun final : public DeviceWalkHooks {
 }  // namespace
 
 RunResult CudaBackend::run(const Schedule& s, HostBuffers& buffers, const RunOptions& options) {
+  refuse_switch_actors(s, "cuda");
   const std::vector<int> ranks = local_ranks(s);
   check_buffers(s, buffers, ranks);
   std::vector<int> devices;

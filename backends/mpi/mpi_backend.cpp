@@ -350,6 +350,7 @@ Backend::Placement MpiBackend::placement(int rank) const {
 }
 
 RunResult MpiBackend::run(const Schedule& s, HostBuffers& buffers, const RunOptions& options) {
+  refuse_switch_actors(s, "mpi");
   if (failed_) {
     throw BackendError("mpi backend: a previous run failed; its messages may still be in flight");
   }

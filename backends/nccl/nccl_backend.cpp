@@ -47,6 +47,7 @@ Backend::Placement NcclBackend::placement(int rank) const {
 }
 
 RunResult NcclBackend::run(const Schedule& s, HostBuffers& buffers, const RunOptions& options) {
+  refuse_switch_actors(s, "nccl");
   const std::vector<int> ranks = local_ranks(s);
   check_buffers(s, buffers, ranks);
   const ScheduleInfo& i = s.info();

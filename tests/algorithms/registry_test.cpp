@@ -21,7 +21,7 @@ TEST(Registry, UnknownAlgorithmSuggestsTheNearest) {
   r.algorithm = "rign";
   EXPECT_EQ(error_of(r),
             "unknown algorithm \"rign\": expected one of ring, bintree, dbtree, ring2d, rhd, direct, "
-            "binomial; did you mean \"ring\"?");
+            "binomial, nvls; did you mean \"ring\"?");
 }
 
 TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
@@ -34,7 +34,7 @@ TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
   r.algorithm = "direct";
   EXPECT_EQ(error_of(r),
             "algorithm \"direct\" does not implement allreduce; algorithms that do: ring, bintree, "
-            "dbtree, ring2d, rhd");
+            "dbtree, ring2d, rhd, nvls");
 }
 
 TEST(Registry, AutoIsResolvedElsewhere) {
@@ -42,7 +42,7 @@ TEST(Registry, AutoIsResolvedElsewhere) {
   r.algorithm = "auto";
   EXPECT_EQ(error_of(r),
             "algorithm \"auto\" must be resolved by the selector before planning; name one of "
-            "ring, bintree, dbtree, ring2d, rhd, direct, binomial");
+            "ring, bintree, dbtree, ring2d, rhd, direct, binomial, nvls");
 }
 
 TEST(Registry, RequestChecks) {
@@ -91,7 +91,10 @@ TEST(Registry, ListMatrix) {
             "     ll ll128 simple\n"
             "binomial   -                 -                 -                 ll ll128 simple   "
             "ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 ll ll128 "
-            "simple   -\n");
+            "simple   -\n"
+            "nvls       simple            simple            simple            -                 "
+            "-                 -                 -                 -                 -            "
+            "     -\n");
   const std::string a2a = format_algorithm_matrix(Collective::kAllToAll);
   EXPECT_EQ(a2a, "algorithm  alltoall\ndirect     ll ll128 simple\n");
   EXPECT_EQ(algorithms_for(Collective::kBarrier), std::vector<std::string>{"binomial"});

@@ -92,7 +92,7 @@ TEST(Selection, BadListsAreErrors) {
   EXPECT_EQ(
       error_of("ring,trea", "auto"),
       "--algo: unknown algorithm \"trea\": expected one of ring, bintree, dbtree, ring2d, rhd, "
-      "direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, "
+      "direct, binomial, nvls, collnet_direct, collnet_chain, nvls_tree, pat, "
       "tree, collnetdirect, collnetchain, nvlstree; did you mean \"tree\"?");
   EXPECT_EQ(error_of("ring,,tree", "auto"), "--algo: empty name in \"ring,,tree\"");
   EXPECT_EQ(error_of("auto", "^ll,ll128,simple"),
@@ -104,9 +104,12 @@ TEST(Selection, CandidatesOfACollective) {
   const auto ag = candidates(Collective::kAllGather, all, false);
   std::vector<std::string> names;
   for (const Candidate& c : ag) names.push_back(c.algorithm);
+  // nvls runs with Simple only: not an LL candidate.
   EXPECT_EQ(names, (std::vector<std::string>{"ring", "ring2d", "rhd", "direct"}));
-  // --model nccl adds NCCL's own AllGather algorithms.
-  EXPECT_EQ(candidates(Collective::kAllGather, all, true).size(), 6u);
+  // --model nccl adds NCCL's own AllGather algorithms (PAT; NVLS runs with Simple only).
+  EXPECT_EQ(candidates(Collective::kAllGather, all, true).size(), 5u);
+  EXPECT_EQ(candidates(Collective::kAllGather, parse_algo_choice("auto", "simple"), false).back(),
+            (Candidate{"nvls", Protocol::kSimple}));
   try {
     candidates(Collective::kAllToAll, parse_algo_choice("ring", "auto"), false);
     FAIL();
@@ -115,11 +118,11 @@ TEST(Selection, CandidatesOfACollective) {
                  "algorithm \"ring\" does not implement alltoall; algorithms that do: direct");
   }
   try {
-    candidates(Collective::kAllReduce, parse_algo_choice("nvls", "auto"), false);
+    candidates(Collective::kAllReduce, parse_algo_choice("nvls_tree", "auto"), false);
     FAIL();
   } catch (const RequestError& e) {
     EXPECT_STREQ(e.what(),
-                 "algorithm \"nvls\" is NCCL's; collsim does not simulate it yet (--model nccl "
+                 "algorithm \"nvls_tree\" is NCCL's; collsim does not simulate it yet (--model nccl "
                  "costs it)");
   }
 }
@@ -162,13 +165,11 @@ TEST(Selection, NcclPolicyFollowsNcclsArgMin) {
   // With --model nccl, NVLS is a fine answer.
   s = select_nccl(m, Collective::kAllReduce, 32 << 20, all, false);
   EXPECT_EQ(s.chosen, (Candidate{"nvls", P::kSimple}));
-  // Simulating, collsim shows NCCL's best among what it can run, and says so.
+  // Simulating, collsim runs NVLS too (the switch is an actor of the schedule).
   s = select_nccl(m, Collective::kAllReduce, 32 << 20, all, true);
   EXPECT_EQ(s.nccl_pick, "NVLS/Simple");
-  EXPECT_EQ(s.chosen.algorithm, "ring");
-  EXPECT_EQ(s.note,
-            "NCCL would pick NVLS/Simple, which collsim does not simulate yet; showing NCCL's "
-            "next choice among the algorithms collsim simulates");
+  EXPECT_EQ(s.chosen, (Candidate{"nvls", P::kSimple}));
+  EXPECT_TRUE(s.note.empty());
   // NCCL_PROTO=^LL: the filter applies.
   s = select_nccl(m, Collective::kAllReduce, 1024, parse_algo_choice("auto", "^LL"), true);
   EXPECT_NE(s.chosen.protocol, P::kLL);

@@ -99,17 +99,13 @@ TEST(NcclModelCli, SingleNodeHeadFigures) {
 }
 
 TEST(NcclModelCli, SelectNcclNamesWhatNcclWouldPick) {
-  // Under the simulator, NVLS (which collsim does not simulate) is replaced by NCCL's next
-  // choice, and the output says so.
+  // Under the simulator, NVLS runs as NCCL picks it: no stand-in, no note.
   CommandResult r = run_collsim("predict dgx-h100 --op allreduce --bytes 64M --select nccl");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("algorithm   ring, protocol simple (auto: NCCL picks NVLS/Simple)"),
+  EXPECT_NE(r.out.find("algorithm   nvls, protocol simple (auto: NCCL picks NVLS/Simple)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("note        NCCL would pick NVLS/Simple, which collsim does not "
-                       "simulate yet"),
-            std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.out.find("note        "), std::string::npos) << r.out;
   r = run_collsim(
       "predict dgx-h100 --op allreduce --bytes 64M --select nccl --model nccl "
       "--format json");

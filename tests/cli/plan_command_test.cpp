@@ -27,6 +27,36 @@ TEST(PlanCommand, PrintsTheSchedule) {
   EXPECT_EQ(r.out, golden("plan_ring_h100-nvlink-4.txt", r.out));
 }
 
+// NVLS: the NVSwitch is an actor of the schedule; it reduces what the GPUs send it and
+// multicasts the result, one down lane per GPU.
+TEST(PlanCommand, NvlsHasTheSwitchReduceAndMulticast) {
+  const CommandResult r =
+      run_collsim("plan dgx-h100 --op allreduce --bytes 1G --algo nvls --max-ops 8");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("schedule: allreduce by nvls, protocol simple"), std::string::npos);
+  EXPECT_NE(r.out.find("switch 8 (of rank 0): input 0 B, output 0 B, scratch 1073741824 B"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("recv-reduce            from 7        dst scratch+0"), std::string::npos)
+      << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("send                   to 8          src input+0"), std::string::npos);
+  EXPECT_NE(r.out.find("recv                   from 8        dst output+0"), std::string::npos);
+}
+
+TEST(PredictCommand, NvlsNeedsAReducingNvSwitchOnOneNode) {
+  const CommandResult multi = run_collsim("plan h100-2node-ib --op allreduce --bytes 1G --algo nvls --proto simple");
+  EXPECT_EQ(multi.status, 1);
+  EXPECT_EQ(multi.err,
+            "collsim: algorithm \"nvls\" runs inside one node's NVLink domain, but the "
+            "communicator spans 2 nodes\n");
+  const CommandResult a100 =
+      run_collsim("predict dgx-a100 --op allreduce --bytes 1M --algo nvls --proto simple");
+  EXPECT_EQ(a100.status, 1);
+  EXPECT_NE(a100.err.find("needs an NVSwitch that reduces"), std::string::npos) << a100.err;
+  const CommandResult h100 = run_collsim("predict dgx-h100 --op allreduce --bytes 1G --algo nvls");
+  ASSERT_EQ(h100.status, 0) << h100.err;
+  EXPECT_NE(h100.out.find("algorithm   nvls, protocol simple"), std::string::npos) << h100.out;
+}
+
 TEST(PlanCommand, UserErrorsAreOneLineAndExitOne) {
   struct Case {
     std::string args, message;
@@ -37,7 +67,7 @@ TEST(PlanCommand, UserErrorsAreOneLineAndExitOne) {
       {"plan dgx-h100 --op allreduce --bytes 64 --algo rign",
        "collsim: --algo: unknown algorithm \"rign\": expected one of ring, bintree, dbtree, "
        "ring2d, "
-       "rhd, direct, binomial, collnet_direct, collnet_chain, nvls, nvls_tree, pat, tree, "
+       "rhd, direct, binomial, nvls, collnet_direct, collnet_chain, nvls_tree, pat, tree, "
        "collnetdirect, "
        "collnetchain, nvlstree; did you mean \"ring\"?\n"},
       {"plan dgx-h100 --op alltoall --bytes 64K --algo ring",

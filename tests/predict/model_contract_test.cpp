@@ -65,8 +65,10 @@ TEST(ModelContract, ExactClosedFormsEqualTheContentionFreeSimulation) {
     const Cluster cl = load(preset);
     for (int channels : {1, nccl_channels(cl.topo)}) {
       for (const AlgorithmInfo& a : algorithms()) {
+        // nvls has no closed form yet: only the simulation costs it.
+        if (a.closed_form == nullptr) continue;
         for (Collective c : a.collectives) {
-          for (Protocol p : all_protocols()) {
+          for (Protocol p : a.protocols) {
             for (std::uint64_t bytes :
                  {std::uint64_t{4096}, std::uint64_t{3} << 20, std::uint64_t{64} << 20}) {
               const Request r = request(cl.topo, c, a.name, p, bytes, channels);
@@ -154,7 +156,7 @@ TEST(ModelContract, NamesRoundTripAndUnknownNamesAreErrors) {
 
 TEST(ModelContract, NcclOnlyAlgorithmsSaySoUnderCollsimsModels) {
   const Cluster cl = load("dgx-h100");
-  const Request r = request(cl.topo, Collective::kAllReduce, "nvls", Protocol::kSimple,
+  const Request r = request(cl.topo, Collective::kAllReduce, "nvls_tree", Protocol::kSimple,
                             std::uint64_t{1} << 20, 16);
   std::string why;
   EXPECT_FALSE(predict(r, cl.topo, cl.costs, Model::kMaxMin, {}, &why));

@@ -1,0 +1,147 @@
+// `nvls`: NVLink SHARP, the NVSwitch reduces and multicasts (NCCL's NVLS algorithm, sm90+,
+// NVSwitch gen 3 or later; docs/theory.md §1.8). The switch is an actor of the schedule
+// (schedule.hpp, "Switch actors"): actor `ranks` is the node's NVSwitch.
+//
+// Per NCCL channel c two IR channels: 2c "up" (GPUs -> switch) and 2c+1 "down" (switch -> GPUs),
+// so that no stream both sends and receives and every GPU runs FIFO-deep ahead of the switch.
+// The channel's part of the data is cut into blocks, one per rank (AllReduce: the part split in
+// `ranks` near-equal blocks; ReduceScatter / AllGather: rank b's block), and each block into
+// pieces (the protocol's slice):
+//   AllReduce      up:   every GPU sends every block; the switch receives block b from every GPU
+//                        and reduces it (the last reduction applies the post-op).
+//                  down: the switch multicasts each reduced piece to every GPU (a send per lane).
+//   ReduceScatter  up as AllReduce; down: the switch sends reduced block b to rank b only.
+//   AllGather      up:   GPU b sends its block; down: the switch multicasts it to every GPU.
+// The switch's down piece k of block b waits for its up piece k (a cross-channel dependency).
+// Per GPU this moves n bytes each way (algbw = link rate); NCCL's data path loads the reduced
+// chunk through its owner and stores it back (n + n/p each way, docs/theory.md §1.8), which
+// collsim folds into the switch's NVLS rate (topology: nvlink.nvls) rather than into extra hops.
+//
+// NVLS alone runs inside one NVLink domain (NCCL needs CollNet to go further), so the
+// communicator must be one node (AlgorithmInfo::single_node).
+#include <algorithm>
+
+#include "algorithms/generators/group_source.hpp"
+
+namespace collsim::detail {
+
+namespace {
+
+class NvlsSource final : public GroupSource {
+ public:
+  explicit NvlsSource(Request r) : GroupSource(std::move(r)), sw_(n_) {}
+
+  std::uint64_t buffer_bytes(int rank, BufferKind buffer) const override {
+    if (rank < n_) return GeneratedSource::buffer_bytes(rank, buffer);
+    return buffer == BufferKind::kScratch ? bytes(switch_elems()) : 0;
+  }
+
+  void groups(int r, int ir_channel, std::vector<Group>& out) const override {
+    const int c = ir_channel / width();
+    const int lane = ir_channel % width();  // 0: up; 1 + m: down to member m
+    const std::uint64_t piece = piece_bytes();
+    for (int b = 0; b < n_; ++b) {
+      const Span blk = block(c, b);
+      if (blk.length == 0) continue;
+      const std::uint64_t len = bytes(blk.length);
+      if (lane == 0) {
+        if (r == sw_) out.push_back(pipeline(switch_up(b, blk), piece));
+        if (r < n_ && sends_block(r, b)) {
+          out.push_back(pipeline({ops::send(sw_, ops::in(input_offset(b, blk)), len)}, piece));
+        }
+        continue;
+      }
+      const int m = lane - 1;
+      if (!receives_block(m, b)) continue;
+      if (r == sw_) {
+        out.push_back(pipeline({ops::send(m, ops::scratch(bytes(blk.offset)), len)}, piece));
+      } else if (r == m) {
+        out.push_back(pipeline({ops::recv(sw_, ops::out(output_offset(b, blk)), len)}, piece));
+      }
+    }
+  }
+
+  // The switch sends piece k of block b to member m once it has reduced (or received) it.
+  std::vector<Dependency> dependencies(int rank) const override {
+    std::vector<Dependency> deps;
+    if (rank != sw_) return deps;
+    const std::uint64_t piece = piece_bytes();
+    const std::uint64_t up_ops = switch_up(0, {}).size();
+    for (int c = 0; c < channels_; ++c) {
+      for (int m = 0; m < n_; ++m) {
+        std::uint64_t up_at = 0;
+        std::uint64_t down_at = 0;
+        for (int b = 0; b < n_; ++b) {
+          const Span blk = block(c, b);
+          if (blk.length == 0) continue;
+          const std::uint64_t pieces =
+              std::max<std::uint64_t>(1, ceil_div(bytes(blk.length), piece));
+          if (receives_block(m, b)) {
+            for (std::uint64_t k = 0; k < pieces; ++k) {
+              deps.push_back({c * width() + 1 + m, down_at + k, c * width(),
+                              up_at + (k + 1) * up_ops - 1});
+            }
+            down_at += pieces;
+          }
+          up_at += pieces * up_ops;
+        }
+      }
+    }
+    return deps;  // by (channel, op): channels ascend with (c, m), ops within each
+  }
+
+ private:
+  bool reduces() const { return req_.collective != Collective::kAllGather; }
+  // AllGather: only block b's owner sends it; the others send every block.
+  bool sends_block(int r, int b) const { return reduces() || r == b; }
+  // ReduceScatter: only block b's owner receives it; AllReduce / AllGather: every rank.
+  bool receives_block(int r, int b) const {
+    return req_.collective != Collective::kReduceScatter || r == b;
+  }
+
+  // Block b of channel c, in elements of the (blocked) vector.
+  Span block(int c, int b) const {
+    const Span part = channel_span(c);
+    if (req_.collective == Collective::kAllReduce) {
+      const Span s = split(part.length, static_cast<std::uint64_t>(n_), b);
+      return {part.offset + s.offset, s.length};
+    }
+    return {static_cast<std::uint64_t>(b) * req_.count + part.offset, part.length};
+  }
+  std::uint64_t input_offset(int b, Span blk) const {
+    return req_.collective == Collective::kAllGather ? bytes(blk.offset - b * req_.count)
+                                                     : bytes(blk.offset);
+  }
+  std::uint64_t output_offset(int b, Span blk) const {
+    return req_.collective == Collective::kReduceScatter ? bytes(blk.offset - b * req_.count)
+                                                         : bytes(blk.offset);
+  }
+  // The switch's accumulator holds every block at its place in the (blocked) vector.
+  std::uint64_t switch_elems() const {
+    return req_.collective == Collective::kAllReduce ? req_.count : n_ * req_.count;
+  }
+
+  // The switch's up templates for block b: receive it from every sender, reducing.
+  std::vector<Op> switch_up(int b, Span blk) const {
+    const std::uint64_t len = bytes(blk.length);
+    const BufferRef acc = ops::scratch(bytes(blk.offset));
+    if (!reduces()) return {ops::recv(b, acc, len)};
+    std::vector<Op> v = {ops::recv(0, acc, len)};
+    for (int m = 1; m < n_; ++m) v.push_back(ops::recv_reduce(m, acc, len, m == n_ - 1));
+    return v;
+  }
+  // IR channels per NCCL channel: the up lane and one down lane per member.
+  int width() const { return 1 + n_; }
+
+  int sw_;  // the switch actor
+};
+
+}  // namespace
+
+Schedule make_nvls(const Request& r) {
+  ScheduleInfo info = make_info(r, (1 + r.comm.size()) * r.channels);
+  info.switch_anchor = {0};
+  return Schedule(std::move(info), std::make_shared<NvlsSource>(r));
+}
+
+}  // namespace collsim::detail
