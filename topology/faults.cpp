@@ -392,7 +392,12 @@ std::vector<LinkId> fault_links(const Topology& topo, const Fault& f) {
 void apply_faults(Topology& topo, const std::vector<Fault>& faults) {
   for (const Fault& f : faults) {
     if (f.kind == FaultKind::kFail) {
-      TopologyBuilder::fail_nics(topo, failed_nics(topo, f, Targets(topo)));
+      const std::vector<DeviceId> nics = failed_nics(topo, f, Targets(topo));
+      try {
+        TopologyBuilder::fail_nics(topo, nics);
+      } catch (const RequestError& e) {
+        throw RequestError(fmt::format("--fail {}: {}", f.target, e.what()));
+      }
       continue;
     }
     const double keep = f.kind == FaultKind::kStraggler ? 1.0 / f.factor : f.bandwidth;
