@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   collsim::register_bench(app);
   collsim::register_calibrate(app);
   collsim::register_validate(app);
+  collsim::register_diagnose(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -240,7 +240,7 @@ std::vector<DeviceId> failed_nics(const Topology& topo, const Fault& f, const Ta
   return nics;
 }
 
-std::string trimmed_number(double v) { return fmt::format("{:g}", v); }
+std::string trimmed_number(double v) { return fmt::format("{:.3g}", v); }
 
 }  // namespace
 

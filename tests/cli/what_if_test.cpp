@@ -29,7 +29,7 @@ TEST(WhatIf, DegradedNicSlowsTheRing) {
 TEST(WhatIf, EveryPredictingCommandTakesFaults) {
   for (const char* cmd :
        {"sweep h100-4gpu-2node-ndr200 --op allreduce -b 1M -e 1M --fail node0/nic1",
-        "compare h100-4gpu-2node-ndr200 --op allreduce --bytes 1M --straggler node1:1.5",
+        "compare h100-4gpu-2node-ndr200 --op allreduce -b 1M -e 1M --straggler node1:1.5",
         "plan h100-4gpu-2node-ndr200 --op allreduce --bytes 1M --degrade rail0:0.5"}) {
     const CommandResult r = run_collsim(cmd);
     EXPECT_EQ(r.status, 0) << cmd << "\n" << r.err;
