@@ -242,6 +242,8 @@ Hypothesis refine(Evaluator& ev, const FaultClass& c, double lo, double hi) {
   return {{&c}, {c.make(x)}, std::min(f1, f2)};
 }
 
+constexpr double kClearlyBetter = 0.7;
+
 // Everything within this of the best is an equal explanation, reported with it.
 bool equal_fit(double e, double best) { return e <= best + std::max(0.25, 0.05 * best); }
 
@@ -295,7 +297,11 @@ Diagnosis diagnose(const DiagnoseArgs& a, Evaluator& ev, const std::vector<Fault
   d.ranked.insert(d.ranked.end(), singles.begin(), singles.end());
   std::stable_sort(d.ranked.begin(), d.ranked.end(),
                    [](const Hypothesis& x, const Hypothesis& y) { return x.error_pct < y.error_pct; });
-  std::erase_if(d.ranked, [](const Hypothesis& h) { return !std::isfinite(h.error_pct); });
+  // A fault must explain clearly more than the healthy cluster does (cut the rms error by 30 %),
+  // or it is the model's own error dressed up as a fault.
+  std::erase_if(d.ranked, [&](const Hypothesis& h) {
+    return !std::isfinite(h.error_pct) || h.error_pct > kClearlyBetter * d.healthy_pct;
+  });
   return d;
 }
 
@@ -328,6 +334,7 @@ void print(const DiagnoseArgs& a, const Topology& topo, const Diagnosis& d, cons
     j["tolerance_pct"] = a.tolerance;
     j["healthy_error_pct"] = std::round(d.healthy_pct * 100) / 100;
     j["healthy"] = healthy;
+    j["verdict"] = healthy ? "healthy" : d.ranked.empty() ? "unexplained" : "faults";
     j["evaluations"] = ev.evaluations();
     j["hypotheses"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < shown; ++i) {
@@ -352,6 +359,14 @@ void print(const DiagnoseArgs& a, const Topology& topo, const Diagnosis& d, cons
   fmt::print("healthy fit  {:.1f}% rms error (tolerance {:g}%)\n", d.healthy_pct, a.tolerance);
   if (healthy) {
     fmt::print("verdict      healthy: the model of the healthy cluster explains the measurement\n");
+    return;
+  }
+  if (d.ranked.empty()) {
+    fmt::print(
+        "verdict      unexplained: the healthy cluster misses the measurement, and no fault "
+        "searched fits clearly better (by {:.0f}%); the model itself may be off here (try "
+        "`collsim calibrate`)\n",
+        100 * (1 - kClearlyBetter));
     return;
   }
   fmt::print("verdict      not explained by the healthy cluster; best hypotheses:\n");
