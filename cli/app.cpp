@@ -29,6 +29,7 @@ std::unique_ptr<CLI::App> make_app() {
   register_calibrate(*app);
   register_validate(*app);
   register_import(*app);
+  register_diagnose(*app);
   return app;
 }
 

@@ -24,6 +24,7 @@ void register_bench(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
 void register_import(CLI::App& app);
+void register_diagnose(CLI::App& app);
 
 // `collsim scale --nodes`: "1,2,4,64" or a range "a:b[:factor]" (a, a*f, ... up to and
 // including b). RequestError for anything else, a count outside 1..2^20, a list that does not

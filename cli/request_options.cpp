@@ -36,7 +36,9 @@ void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files) {
 }
 
 Topology RequestOptions::load() const {
-  return load_cluster(config, nodes, cost_files, false, routing);
+  Topology topo = load_cluster(config, nodes, cost_files, false, routing);
+  apply_faults(topo, faults.faults());
+  return topo;
 }
 
 Request RequestOptions::request(const Topology& topo) const {
@@ -88,6 +90,7 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
                  "rail_optimized networks)")
       ->check(CLI::IsMember({"dmodk", "ecmp", "adaptive"}));
   add_costs_option(cmd, opts.cost_files);
+  add_fault_options(cmd, opts.faults);
 }
 
 }  // namespace collsim

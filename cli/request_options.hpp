@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "algorithms/ir/request.hpp"
+#include "cli/fault_options.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {
@@ -35,6 +36,7 @@ struct RequestOptions {
   std::optional<int> nodes;
   std::string routing;  // --routing: "" (the config's), dmodk, ecmp, adaptive
   std::vector<std::string> cost_files;
+  FaultArgs faults;  // what-if faults applied by load()
   std::string op;
   std::string bytes;
   std::string algo = "ring";
@@ -50,7 +52,7 @@ struct RequestOptions {
   Request request(const Topology& topo) const;
 };
 
-// Registers CONFIG, --nodes, --routing, --op (required), --dtype, --redop, --root, --channels, and,
+// Registers CONFIG, --nodes, --routing, the what-if fault options, --op (required), --dtype, --redop, --root, --channels, and,
 // if `with_bytes`, --bytes (required); --algo and --proto with the given defaults.
 void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes = true);
 

@@ -103,4 +103,11 @@ Topology TopologyBuilder::build() && {
   return std::move(t);
 }
 
+void TopologyBuilder::set_link_cost(Topology& topo, LinkId l, Bandwidth bw, Time latency) {
+  Link& link = topo.links_.at(l.value);
+  link.bandwidth = bw;
+  link.latency = latency;
+  topo.routes_ = std::make_unique<Topology::RouteCache>();
+}
+
 }  // namespace collsim

@@ -47,6 +47,10 @@ class TopologyBuilder {
     for (CostSetting& s : costs) topo.cost_settings_.push_back(s);
     if (!file.empty()) topo.cost_files_.push_back(std::move(file));
   }
+  // What-if faults on a built topology (topology/faults.hpp): a link's rate and latency, and NICs
+  // taken out (their GPUs move to the nearest working NICs of their node). Routes are recomputed.
+  static void set_link_cost(Topology& topo, LinkId l, Bandwidth bw, Time latency);
+  static void fail_nics(Topology& topo, const std::vector<DeviceId>& nics) { topo.drop_nics(nics); }
   // Rank order; by default node-major (node 0's GPUs in local order, then node 1's...).
   void set_ranks(std::vector<DeviceId> gpus) { ranks_ = std::move(gpus); }
 

@@ -163,6 +163,49 @@ void Topology::assign_nics() {
   }
 }
 
+void Topology::drop_nics(const std::vector<DeviceId>& failed) {
+  const auto is_failed = [&](DeviceId nic) {
+    return std::find(failed.begin(), failed.end(), nic) != failed.end();
+  };
+  for (DeviceId nic : failed) nic_owner_.at(nic.value) = std::nullopt;  // no PXN through it
+  for (std::size_t n = 0; n < node_gpus_.size(); ++n) {
+    std::vector<DeviceId> working;
+    for (DeviceId nic : node_nics_[n]) {
+      if (!is_failed(nic)) working.push_back(nic);
+    }
+    for (DeviceId gpu : node_gpus_[n]) {
+      std::vector<DeviceId>& mine = gpu_nics_[gpu.value];
+      if (std::none_of(mine.begin(), mine.end(), is_failed)) continue;
+      std::erase_if(mine, is_failed);
+      if (!mine.empty()) continue;
+      if (working.empty()) {
+        if (node_gpus_.size() == 1) continue;  // one node: no network traffic to carry
+        throw RequestError(fmt::format(
+            "node{} has no working NIC left (all {} failed): NCCL cannot connect it to the other "
+            "nodes, so the run cannot proceed",
+            n, node_nics_[n].size()));
+      }
+      // NCCL moves the channels to the nearest of the node's remaining NICs.
+      const auto hops = node_local_hops(gpu);
+      int best = std::numeric_limits<int>::max();
+      for (DeviceId nic : working) {
+        if (const auto it = hops.find(nic.value); it != hops.end()) best = std::min(best, it->second);
+      }
+      for (DeviceId nic : working) {
+        if (const auto it = hops.find(nic.value); it != hops.end() && it->second == best) {
+          mine.push_back(nic);
+        }
+      }
+      if (mine.empty()) mine = working;
+    }
+  }
+  nic_ways_ = 1;
+  for (const auto& nics : gpu_nics_) {
+    nic_ways_ = std::max(nic_ways_, static_cast<std::uint32_t>(nics.size()));
+  }
+  routes_ = std::make_unique<RouteCache>();
+}
+
 Time Topology::route_latency(const Route& r) const {
   Time t;
   for (LinkId l : r.links) t += links_[l.value].latency;

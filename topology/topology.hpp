@@ -135,6 +135,9 @@ class Topology {
   friend class TopologyBuilder;
   Topology();
   void assign_nics();  // fills gpu_nics_ (see nics_of)
+  // Takes failed NICs out of every GPU's list, giving a GPU left without one the nearest working
+  // NICs of its node; RequestError where a node of a multi-node cluster has none left.
+  void drop_nics(const std::vector<DeviceId>& failed);
   std::optional<DeviceId> nic_for_flow(DeviceId gpu, std::uint32_t flow) const;
   // BFS over non-network links: hops from `from` to each device reached, by device id.
   std::unordered_map<std::int32_t, int> node_local_hops(DeviceId from) const;

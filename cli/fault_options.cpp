@@ -1,0 +1,33 @@
+#include "cli/fault_options.hpp"
+
+namespace collsim {
+
+std::vector<Fault> FaultArgs::faults() const {
+  std::vector<Fault> out;
+  for (const std::string& file : files) {
+    for (Fault& f : load_faults(file)) out.push_back(std::move(f));
+  }
+  for (const std::string& s : degrade) out.push_back(parse_fault(FaultKind::kDegrade, s));
+  for (const std::string& s : straggler) out.push_back(parse_fault(FaultKind::kStraggler, s));
+  for (const std::string& s : fail) out.push_back(parse_fault(FaultKind::kFail, s));
+  return out;
+}
+
+void add_fault_options(CLI::App& cmd, FaultArgs& f) {
+  cmd.add_option("--degrade", f.degrade,
+                 "what-if: TARGET:FRACTION[+LATENCY], a device's cables (node3/nic0), a cable "
+                 "(A--B) or a class (nodeN/nics, railR, leaf0/uplinks, nodeN/gpuG/nvlink) at a "
+                 "fraction of its rate, e.g. node3/nic0:0.5 or leaf0/uplinks:0.5+2us")
+      ->group("What-if faults");
+  cmd.add_option("--straggler", f.straggler,
+                 "what-if: TARGET:FACTOR, a GPU (node7/gpu2) or node (node7) FACTOR times slower")
+      ->group("What-if faults");
+  cmd.add_option("--fail", f.fail,
+                 "what-if: a NIC (node2/nic1, nodeN/nics, railR) fails; its GPUs move to the "
+                 "node's other NICs, as NCCL does")
+      ->group("What-if faults");
+  cmd.add_option("--faults", f.files, "what-if: a YAML file with a `faults:` list")
+      ->group("What-if faults");
+}
+
+}  // namespace collsim
