@@ -81,7 +81,7 @@ class Predictor {
   // with its note saying by how much and whether NCCL can run it (with which NCCL_ALGO and
   // NCCL_PROTO) or it is collsim's own. nullopt when NCCL's pick is the fastest, or for any
   // other policy. Simulates every candidate, each only as far as NCCL's pick's time: a run still
-  // going then cannot beat it (the answer is that of full runs; predictor_test checks it).
+  // going then cannot beat it (the answer is that of full runs: tests/predict/give_up_test.cpp).
   std::optional<Choice> faster_alternative(std::uint64_t count, const Choice& chosen) const;
 
   // Every candidate --algo/--proto allow for this collective under this model.
