@@ -61,8 +61,9 @@ Prediction by_closed_form(const Request& r, const Topology& topo, const CostPara
   return p;
 }
 
-Prediction by_simulation(const Request& r, const Topology& topo, const CostParams& costs,
-                         SimNetwork network, const PredictOptions& o) {
+std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
+                                        const CostParams& costs, SimNetwork network,
+                                        const PredictOptions& o, std::string* why) {
   std::optional<Schedule> own;
   const Schedule* s = o.schedule;
   if (s == nullptr) s = &own.emplace(plan(r));
@@ -71,10 +72,15 @@ Prediction by_simulation(const Request& r, const Topology& topo, const CostParam
   so.costs = costs;
   so.trace = o.trace;
   so.symmetry = o.symmetry;
+  so.give_up_after = o.faster_than;
   for (int k = 0; k < r.comm.size(); ++k) so.placement.push_back(r.comm.gpu(k));
   Result local;
   Result& res = o.result != nullptr ? *o.result : local;
   res = simulate(*s, topo, so);
+  if (res.gave_up) {
+    if (why) *why = fmt::format("it ends after {:.3f} us", o.faster_than->us());
+    return std::nullopt;
+  }
   Prediction p;
   p.time = res.total;
   p.events = res.events;
@@ -162,9 +168,9 @@ std::optional<Prediction> predict(const Request& r, const Topology& topo, const 
     case Model::kClosedForm:
       return by_closed_form(r, topo, costs, options);
     case Model::kContentionFree:
-      return by_simulation(r, topo, costs, SimNetwork::kContentionFree, options);
+      return by_simulation(r, topo, costs, SimNetwork::kContentionFree, options, why);
     default:
-      return by_simulation(r, topo, costs, SimNetwork::kMaxMin, options);
+      return by_simulation(r, topo, costs, SimNetwork::kMaxMin, options, why);
   }
 }
 

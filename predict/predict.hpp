@@ -65,12 +65,16 @@ struct PredictOptions {
   // Simulating models: allow the rank-symmetry shortcut (simulator/symmetry.hpp), which leaves
   // the links of the ranks it does not simulate out of Result::links.
   bool symmetry = true;
+  // Simulating models: only a time below this one is wanted. A run that is known to end later
+  // stops there (SimOptions::give_up_after) and predict() returns nullopt, `why` saying so.
+  std::optional<Time> faster_than;
 };
 
 // The predicted time of `r` (algorithm, protocol, channels and communicator resolved) on `topo`
 // with `costs` under `model`. nullopt, with `why` set when given, when the model cannot cost the
 // request: an algorithm NCCL does not have (kNccl), one NCCL's model disables here, or one
-// collsim does not simulate. Throws RequestError / ScheduleError as plan() and simulate() do.
+// collsim does not simulate, or (PredictOptions::faster_than) a simulated run that is slower.
+// Throws RequestError / ScheduleError as plan() and simulate() do.
 std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
                                   Model model, const PredictOptions& options = {},
                                   std::string* why = nullptr);

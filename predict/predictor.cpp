@@ -34,9 +34,11 @@ std::uint64_t Predictor::size_of(std::uint64_t count) const {
 }
 
 std::optional<Prediction> Predictor::evaluate(const Candidate& c, std::uint64_t count,
-                                              std::string* why) const {
+                                              std::string* why,
+                                              std::optional<Time> faster_than) const {
   PredictOptions o;
   o.nccl = nccl();
+  o.faster_than = faster_than;
   return predict(request(c, count), s_.topo, s_.costs, s_.model, o, why);
 }
 
@@ -131,7 +133,10 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
   for (const Candidate& c : candidates_) {
     if (!(c == chosen.candidate)) others.push_back(c);
   }
-  const auto evals = evaluate_grid({count}, others).front();
+  std::vector<std::optional<Prediction>> evals(others.size());
+  parallel_for(others.size(), [&](std::size_t j) {
+    evals[j] = evaluate(others[j], count, nullptr, chosen.eval.time);
+  });
   std::optional<std::size_t> best;
   for (std::size_t j = 0; j < evals.size(); ++j) {
     if (evals[j] && (!best || evals[j]->time < evals[*best]->time)) best = j;

@@ -52,9 +52,11 @@ class Predictor {
   explicit Predictor(PredictSetup setup);
 
   // The time of one candidate for `count` elements (nccl-tests' count column); nullopt with
-  // `why` set when the model cannot cost it.
+  // `why` set when the model cannot cost it, or when a simulation is known to end after
+  // `faster_than` (it stops there: PredictOptions::faster_than).
   std::optional<Prediction> evaluate(const Candidate& c, std::uint64_t count,
-                                     std::string* why = nullptr) const;
+                                     std::string* why = nullptr,
+                                     std::optional<Time> faster_than = std::nullopt) const;
   // Every candidate at every count, in parallel: result[i][j] is candidate j at counts[i].
   std::vector<std::vector<std::optional<Prediction>>> evaluate_grid(
       const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,
@@ -88,7 +90,8 @@ class Predictor {
   // Under --select nccl: the fastest candidate by this model when it beats `chosen` (the pick),
   // with its note saying by how much and whether NCCL can run it (with which NCCL_ALGO and
   // NCCL_PROTO) or it is collsim's own. nullopt when NCCL's pick is the fastest, or for any
-  // other policy. Simulates every candidate.
+  // other policy. Simulates every candidate, each only as far as NCCL's pick's time: a run still
+  // going then cannot beat it (the answer is that of full runs: tests/predict/give_up_test.cpp).
   std::optional<Choice> faster_alternative(std::uint64_t count, const Choice& chosen) const;
 
   // Every candidate --algo/--proto allow for this collective under this model.

@@ -34,11 +34,13 @@ Result Engine<Net>::run() {
       StreamState& s = streams_[sid];
       if (!s.wake_pending || s.wake_seq != e.seq()) continue;
       s.wake_pending = false;
+      if (now_ > give_up_after_) return gave_up();
       ++events_;
       advance(sid);
     } else if constexpr (!Net::kKnowsFinish) {
       std::uint32_t cid = 0;
       if (!net_->finish(e.target(), e.seq(), now_, cid)) continue;
+      if (now_ > give_up_after_) return gave_up();
       ++events_;
       flow_done(cid);
     }
@@ -47,6 +49,18 @@ Result Engine<Net>::run() {
     if (!s.done) report_stuck();
   }
   return collect();
+}
+
+// Every live event leads to work at its instant or later on a stream that has not finished (a
+// wake is only scheduled for an active or waiting stream; a flow's end delivers a piece still to
+// be consumed), so the run ends after `now_`.
+template <class Net>
+Result Engine<Net>::gave_up() const {
+  Result r;
+  r.total = now_;
+  r.events = events_;
+  r.gave_up = true;
+  return r;
 }
 
 template <class Net>

@@ -103,6 +103,7 @@ class Engine {
   void post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload);
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
+  Result gave_up() const;
   // A piece's arrival and its slot's credit sit side by side: the receiver reads one and writes
   // the other, and so does the sender, so each touches one cache line, not two.
   std::uint64_t slot(std::uint64_t j) const {
@@ -163,6 +164,7 @@ class Engine {
   EventQueue queue_;
   std::optional<Net> net_;
   Time now_;
+  Time give_up_after_ = Time::max();  // SimOptions::give_up_after
   std::uint64_t events_ = 0;
   std::uint64_t pieces_ = 0;
   std::uint64_t ops_ = 0;

@@ -52,6 +52,7 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       wire_per_byte_(1.0 / proto_.efficiency),
       reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
       copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
+  if (o.give_up_after) give_up_after_ = *o.give_up_after;
   // Exactly what post() and advance() compute for a full piece.
   full_wire_ =
       wire_per_byte_ == 1.0

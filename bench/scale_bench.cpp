@@ -1,0 +1,92 @@
+// Issue 17's must-show cases at sizes that run in seconds on the 2-core development machine
+// (Google Benchmark; built, not run, in CI). docs/scale.md ("Cost at scale") gives the full-size
+// commands and the numbers measured with them.
+//
+//   ./build/bench/collsim_scale_bench --benchmark_filter=FlatSwitch  # events/s by channel count
+//   ./build/bench/collsim_scale_bench --benchmark_filter=Summit      # 8 B ring/LL, max-min
+//   ./build/bench/collsim_scale_bench --benchmark_filter=LargeMessage
+//
+// BM_FlatSwitchRing: 1 GiB ring AllReduce (Simple) under max-min on bench/flat-switch.yaml (one
+// non-blocking switch, 400 GB/s per GPU) at 64 and 128 GPUs, with NCCL's 2 channels and with 16.
+// The cost per event grows with the channels that share a link: compare events_per_s.
+// BM_SummitSmallRingMaxMin: 8 B ring AllReduce with LL on Summit under max-min (the default
+// model), with the rank-symmetry shortcut allowed (it does not apply to unequal segments, so
+// simulated_ranks shows whether it did).
+// BM_LargeMessage: ring AllReduce on dgx-h100 at 1 and 8 GiB: the cost grows with the message
+// size (one event per NCCL piece).
+// The topology and the schedule are built outside the timed region; simulate() is timed.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "algorithms/generators/registry.hpp"
+#include "simulator/simulate.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+Result run(const Topology& topo, Request q, bool symmetry, benchmark::State& state) {
+  q.comm = Communicator::from_topology(topo);
+  const Schedule s = generate(q);
+  SimOptions o;
+  o.network = SimNetwork::kMaxMin;
+  o.symmetry = symmetry;
+  Result r;
+  for (auto _ : state) {
+    r = simulate(s, topo, o);
+    benchmark::DoNotOptimize(r.total);
+  }
+  state.counters["events"] = static_cast<double>(r.events);
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(r.events) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
+  state.counters["simulated_ranks"] = r.simulated_ranks;
+  state.counters["sim_time_us"] = r.total.us();
+  return r;
+}
+
+void BM_FlatSwitchRing(benchmark::State& state) {
+  const Topology topo = load_topology(std::string(COLLSIM_SOURCE_DIR) + "/bench/flat-switch.yaml",
+                                      LoadOptions{static_cast<int>(state.range(0))});
+  Request q;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kSimple;
+  q.count = std::uint64_t{1} << 28;  // 1 GiB of f32
+  q.channels = static_cast<int>(state.range(1));
+  run(topo, q, true, state);
+}
+BENCHMARK(BM_FlatSwitchRing)
+    ->Args({64, 2})
+    ->Args({64, 16})
+    ->Args({128, 2})
+    ->Args({128, 16})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
+void BM_SummitSmallRingMaxMin(benchmark::State& state) {
+  const Topology topo = load_topology("summit", LoadOptions{static_cast<int>(state.range(0))});
+  Request q;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kLL;
+  q.count = 2;  // 8 B of f32
+  q.channels = 4;
+  run(topo, q, true, state);
+}
+BENCHMARK(BM_SummitSmallRingMaxMin)->Arg(16)->Arg(64)->Unit(benchmark::kSecond)->Iterations(1);
+
+void BM_LargeMessage(benchmark::State& state) {
+  const Topology topo = load_topology("dgx-h100");
+  Request q;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kSimple;
+  q.count = static_cast<std::uint64_t>(state.range(0)) << 28;  // GiB of f32
+  q.channels = 24;
+  run(topo, q, true, state);
+}
+BENCHMARK(BM_LargeMessage)->Arg(1)->Arg(8)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+}  // namespace collsim
+
+BENCHMARK_MAIN();

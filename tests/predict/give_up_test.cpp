@@ -1,0 +1,114 @@
+// Stopping a simulation once it is known to be slower (SimOptions::give_up_after,
+// PredictOptions::faster_than) must never change an answer: a run stops only when it ends after
+// the given instant, a run that does not stop is the full run, and predict's faster alternative
+// is the one a full simulation of every candidate gives.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "algorithms/generators/registry.hpp"
+#include "predict/predictor.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+struct Case {
+  std::string config;
+  int nodes;
+  std::uint64_t count;  // f32 elements
+};
+
+const std::vector<Case> kCases = {
+    {"dgx-h100", 1, 2},          // 8 B: latency-bound, unequal segments
+    {"dgx-h100", 1, 1 << 20},    // 4 MiB
+    {"h100-2node-ib", 2, 1 << 18},
+    {"summit", 4, 2},
+};
+
+Request request_for(const Topology& topo, std::uint64_t count) {
+  Request r;
+  r.collective = Collective::kAllReduce;
+  r.count = count;
+  r.channels = 4;
+  r.comm = Communicator::from_topology(topo);
+  return r;
+}
+
+Topology load(const Case& c) { return load_topology(c.config, LoadOptions{c.nodes}); }
+
+TEST(GiveUp, StopsExactlyWhenTheRunEndsLater) {
+  for (const Case& c : kCases) {
+    const Topology topo = load(c);
+    for (const char* algo : {"ring", "dbtree"}) {
+      for (Protocol proto : {Protocol::kLL, Protocol::kSimple}) {
+        for (SimNetwork net : {SimNetwork::kMaxMin, SimNetwork::kContentionFree}) {
+          Request r = request_for(topo, c.count);
+          r.algorithm = algo;
+          r.protocol = proto;
+          const Schedule s = plan(r);
+          SimOptions o;
+          o.network = net;
+          const Result full = simulate(s, topo, o);
+          const std::int64_t t = full.total.ps();
+          for (std::int64_t at : {std::int64_t{0}, t / 2, t - 1, t, t + 1}) {
+            SCOPED_TRACE(fmt::format("{} x{} count {} {} {} {} give up after {} ps", c.config,
+                                     c.nodes, c.count, algo, to_string(proto), to_string(net),
+                                     at));
+            o.give_up_after = Time::from_ps(at);
+            const Result cut = simulate(s, topo, o);
+            EXPECT_EQ(cut.gave_up, t > at);
+            if (cut.gave_up) {
+              EXPECT_GT(cut.total.ps(), at);
+              EXPECT_LE(cut.total.ps(), t);
+              EXPECT_LT(cut.events, full.events);
+            } else {
+              EXPECT_EQ(cut.total.ps(), t);
+              EXPECT_EQ(cut.events, full.events);
+              EXPECT_EQ(cut.rank_finish, full.rank_finish);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Each candidate in turn plays NCCL's pick; the alternative found by stopped runs is the fastest
+// strictly faster candidate by full runs (the first of equals, as before).
+TEST(GiveUp, FasterAlternativeIsThatOfFullRuns) {
+  for (const Case& c : kCases) {
+    const Topology topo = load(c);
+    for (Model model : {Model::kMaxMin, Model::kContentionFree}) {
+      PredictSetup setup{topo,  request_for(topo, c.count), parse_algo_choice("auto", "auto"),
+                         cost_params(topo), model, SelectPolicy::kBest, {}};
+      const Predictor pr(setup);
+      const std::vector<Candidate>& all = pr.candidates();
+      std::vector<std::optional<Prediction>> full(all.size());
+      for (std::size_t j = 0; j < all.size(); ++j) full[j] = pr.evaluate(all[j], c.count);
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        if (!full[i]) continue;
+        SCOPED_TRACE(fmt::format("{} x{} count {} {} pick {}", c.config, c.nodes, c.count,
+                                 to_string(model), to_string(all[i])));
+        Choice pick;
+        pick.candidate = all[i];
+        pick.eval = *full[i];
+        pick.how = "nccl";
+        std::size_t best = all.size();  // none
+        for (std::size_t j = 0; j < all.size(); ++j) {
+          if (j == i || !full[j]) continue;
+          if (best == all.size() || full[j]->time < full[best]->time) best = j;
+        }
+        if (best < all.size() && !(full[best]->time < full[i]->time)) best = all.size();
+        const std::optional<Choice> alt = pr.faster_alternative(c.count, pick);
+        ASSERT_EQ(alt.has_value(), best < all.size());
+        if (!alt) continue;
+        EXPECT_EQ(to_string(alt->candidate), to_string(all[best]));
+        EXPECT_EQ(alt->eval.time.ps(), full[best]->time.ps());
+        EXPECT_EQ(alt->eval.detail, full[best]->detail);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collsim
