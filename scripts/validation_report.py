@@ -49,17 +49,22 @@ def headline():
            "| class | leave one class out | uncalibrated | NCCL model |",
            "|---|---|---|---|"]
     pool = {"loco": [], "uncal": [], "nccl": []}
+    missing = []
     for c in classes:
         e = {"loco": errors(f"{out_dir}/{c}.loco.json"),
              "uncal": errors(f"{out_dir}/{c}.sim.uncalibrated.json"),
              "nccl": errors(f"{out_dir}/{c}.nccl.json")}
         if e["loco"] is None:
+            missing.append(c)
             continue
         for k in pool:
             pool[k] += e[k]
         out.append(f"| {c} | {fmt(stats(e['loco']))} | {fmt(stats(e['uncal']))} | "
                    f"{fmt(stats(e['nccl']))} |")
     s = {k: stats(v) for k, v in pool.items()}
+    if missing:
+        out.append("| (no leave-one-class-out fit yet: " + ", ".join(missing) +
+                   "; not in **all**) | | | |")
     out.append(f"| **all** | **{fmt(s['loco'])}** | {fmt(s['uncal'])} | {fmt(s['nccl'])} |\n")
     met = s["loco"][1] <= 5 and s["loco"][2] <= 15 and 3 * s["loco"][1] <= s["nccl"][1]
     out.append(f"Goal (leave one class out: median ≤ 5 %, p90 ≤ 15 %, median at least 3x below "
