@@ -307,20 +307,98 @@ FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index 
 
 }  // namespace
 
+namespace {
+
+// One cluster's share of a fit: its rows, the schedules they run, and the costs its config starts
+// from. A parameter of the fit is one value for every cluster (`costs_at` writes it into each
+// cluster's own start), so a fit over several clusters determines what they share.
+struct FitSet {
+  const Topology* topo = nullptr;
+  CostParams start;
+  std::vector<FileCase> cases;  // file indices into the fit's list of every cluster's files
+  ScheduleCache cache;
+  std::vector<FitRow> rows;
+};
+
+// The union of the sets' parameters, each once (by its `costs:` path), in order of appearance.
+std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
+                                             const std::vector<std::set<Protocol>>& protocols) {
+  std::vector<CostParameter> params;
+  std::set<std::string> seen;
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    const std::vector<Protocol> ps(protocols[k].begin(), protocols[k].end());
+    for (CostParameter& p : cost_parameters_for(*sets[k].topo, ps, sets[k].start)) {
+      if (seen.insert(p.path()).second) params.push_back(std::move(p));
+    }
+  }
+  return params;
+}
+
+// The least-squares problem over every set: one residual per row of each, in set order.
+LsqProblem joint_problem(const std::vector<FitSet>& sets, const std::vector<CostParameter>& params) {
+  std::vector<LsqProblem> parts;
+  for (const FitSet& s : sets) parts.push_back(fit_problem(*s.topo, s.start, params, s.cache, s.rows));
+  LsqProblem p = parts.front();  // x0, bounds and steps: the first cluster's starting values
+  p.residuals = [parts](const Eigen::VectorXd& x) {
+    std::vector<Eigen::VectorXd> r;
+    Eigen::Index n = 0;
+    for (const LsqProblem& part : parts) {
+      r.push_back(part.residuals(x));
+      n += r.back().size();
+    }
+    Eigen::VectorXd all(n);
+    Eigen::Index at = 0;
+    for (const Eigen::VectorXd& v : r) {
+      all.segment(at, v.size()) = v;
+      at += v.size();
+    }
+    return all;
+  };
+  return p;
+}
+
+}  // namespace
+
 Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,
                       const CalibrateOptions& options) {
-  Calibration cal;
-  cal.start = cost_params(topo);
-  cal.fitted = cal.start;
-  std::set<Protocol> protocols;
-  const std::vector<FileCase> cases = fit_cases(topo, files, options, cal, protocols);
-  cal.rows = cases.size();
-  ScheduleCache cache;
-  const std::vector<FitRow> rows = fit_rows(cases, options, cache);
-  const std::vector<CostParameter> params = cost_parameters_for(
-      topo, std::vector<Protocol>(protocols.begin(), protocols.end()), cal.start);
+  return calibrate(std::vector<ClusterMeasurements>{{&topo, files}}, options);
+}
 
-  LsqProblem p = fit_problem(topo, cal.start, params, cache, rows);
+Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
+                      const CalibrateOptions& options) {
+  Calibration cal;
+  std::vector<FitSet> sets(clusters.size());
+  std::vector<std::set<Protocol>> protocols(clusters.size());
+  std::vector<MeasurementFile> files;  // every cluster's, in order: the rows' file indices
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    FitSet& s = sets[k];
+    s.topo = clusters[k].topo;
+    s.start = cost_params(*s.topo);
+    const std::size_t offset = files.size();
+    files.insert(files.end(), clusters[k].files.begin(), clusters[k].files.end());
+    // A cluster whose rows cannot be predicted is an error only if no cluster has any.
+    try {
+      s.cases = fit_cases(*s.topo, clusters[k].files, options, cal, protocols[k]);
+    } catch (const MeasurementError&) {
+      if (clusters.size() == 1) throw;
+    }
+    for (auto& [fi, c] : s.cases) fi += offset;
+    s.rows = fit_rows(s.cases, options, s.cache);
+    cal.rows += s.cases.size();
+  }
+  std::erase_if(sets, [](const FitSet& s) { return s.cases.empty(); });
+  if (sets.empty()) {
+    throw MeasurementError(
+        "calibrate: no row of the measurements can be predicted on these clusters, so there is "
+        "nothing to fit");
+  }
+  cal.start = sets.front().start;
+  cal.fitted = cal.start;
+  const std::vector<CostParameter> params = shared_parameters(sets, protocols);
+  std::vector<FitRow> rows;  // every set's, in the residuals' order
+  for (const FitSet& s : sets) rows.insert(rows.end(), s.rows.begin(), s.rows.end());
+
+  LsqProblem p = joint_problem(sets, params);
   LsqResult fit = robust_least_squares(p);
   const std::vector<bool> weak =
       hold_loose_parameters(p, fit, params, cal.start, options.max_relative_sigma);
@@ -334,12 +412,15 @@ Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& 
   }
 
   std::vector<double> before, after;
-  for (const auto& [fi, c] : cases) {
-    const Schedule& s = cache.schedule(cache.index(c.request));
-    before.push_back(
-        error_pct(predict_case(topo, c, cal.start, Model::kMaxMin, &s)->us(), c.measured_us));
-    after.push_back(
-        error_pct(predict_case(topo, c, cal.fitted, Model::kMaxMin, &s)->us(), c.measured_us));
+  for (FitSet& s : sets) {
+    const CostParams fitted = costs_at(s.start, params, fit.x);
+    for (const auto& [fi, c] : s.cases) {
+      const Schedule& sched = s.cache.schedule(s.cache.index(c.request));
+      before.push_back(error_pct(predict_case(*s.topo, c, s.start, Model::kMaxMin, &sched)->us(),
+                                 c.measured_us));
+      after.push_back(error_pct(predict_case(*s.topo, c, fitted, Model::kMaxMin, &sched)->us(),
+                                c.measured_us));
+    }
   }
   cal.before = error_stats(before);
   cal.after = error_stats(after);

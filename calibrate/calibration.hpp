@@ -83,6 +83,18 @@ struct CalibrateOptions {
 Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,
                       const CalibrateOptions& options = {});
 
+// A joint fit over several clusters: one value of each parameter (a protocol's launch and hop
+// latency per route class, a link kind's efficiency...) explains every cluster's rows, which is
+// how parameters shared across hardware classes are fitted, and how a fit on some classes is
+// tested on another (scripts/validation-report.sh, leave one class out). `start`, `before` and
+// the overlay's values are the first cluster's; its costs are what the overlay is layered over.
+struct ClusterMeasurements {
+  const Topology* topo = nullptr;
+  std::vector<MeasurementFile> files;
+};
+Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
+                      const CalibrateOptions& options = {});
+
 // The overlay YAML: a `calibration:` record (config, files, rows, errors before and after, every
 // parameter with its uncertainty and provenance) and the `costs:` mapping of the fitted values.
 void write_overlay(std::ostream& out, const Calibration& cal, const std::string& config,

@@ -1,6 +1,7 @@
 // `collsim calibrate CONFIG --measurements FILE... -o OUT.yaml [--op OP] [--min-bytes B]
-//  [--max-bytes B] [--nodes N] [--costs F...] [--fit-substituted]`: fits the cluster's cost
-//  parameters to measured nccl-tests logs or
+//  [--max-bytes B] [--nodes N] [--costs F...] [--fit-substituted] [--also CONFIG=FILE...]`: fits
+//  the cluster's cost parameters (jointly with other clusters' rows, --also) to measured
+//  nccl-tests logs or
 // `collsim bench` output (calibrate/calibration.hpp) and writes them as a YAML overlay that any
 // command loads with `--costs OUT.yaml`. Prints each parameter before and after with its standard
 // error and the files that determined it, and the prediction error before and after the fit.
@@ -31,8 +32,31 @@ struct CalibrateArgs {
   std::string output;
   bool fit_substituted = false;
   std::string format = "table";
+  std::vector<std::string> also;  // "CONFIG=FILE": rows of another cluster, fitted jointly
   std::string command_line;
 };
+
+// --also CONFIG=FILE, read like --measurements (the same --op and size range) on CONFIG, loaded
+// with the same --default-costs and --costs as the main CONFIG (its own node count).
+struct OtherCluster {
+  Topology topo;
+  std::vector<MeasurementFile> files;
+};
+
+std::vector<OtherCluster> read_also(const CalibrateArgs& a) {
+  std::vector<OtherCluster> others;
+  for (const std::string& item : a.also) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      throw RequestError(fmt::format("--also {}: expected CONFIG=FILE", item));
+    }
+    MeasurementArgs m = a.measurements;
+    m.files = {item.substr(eq + 1)};
+    others.push_back({load_cluster(item.substr(0, eq), std::nullopt, a.cost_files, a.default_costs),
+                      read_measurement_args(m)});
+  }
+  return others;
+}
 
 void print_stats(const char* label, const ErrorStats& s) {
   fmt::print("{:<8} median {:.1f}%  p90 {:.1f}%  max {:.1f}% over {} rows\n", label,
@@ -74,10 +98,12 @@ void print_json(const Topology& topo, const Calibration& cal, const std::string&
 void run_calibrate(const CalibrateArgs& a) {
   check_writable(a.output, "-o");  // before a fit of minutes, not after
   const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
-  const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
+  const std::vector<OtherCluster> others = read_also(a);
+  std::vector<ClusterMeasurements> clusters = {{&topo, read_measurement_args(a.measurements)}};
+  for (const OtherCluster& c : others) clusters.push_back({&c.topo, c.files});
   CalibrateOptions o;
   o.fit_substituted = a.fit_substituted;
-  const Calibration cal = calibrate(topo, files, o);
+  const Calibration cal = calibrate(clusters, o);
 
   std::ofstream out(a.output);
   if (!out) throw RequestError(fmt::format("-o {}: cannot write the file", a.output));
@@ -124,6 +150,9 @@ void register_calibrate(CLI::App& app) {
   cmd->add_flag("--fit-substituted", args->fit_substituted,
                 "also fit rows where NCCL ran an algorithm collsim does not simulate (NVLS...), "
                 "with the stand-in algorithm");
+  cmd->add_option("--also", args->also,
+                  "CONFIG=FILE: also fit FILE's rows measured on cluster CONFIG; every parameter "
+                  "takes one value for all the clusters (a fit of what they share)");
   cmd->add_option("--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
@@ -131,6 +160,7 @@ void register_calibrate(CLI::App& app) {
     args->command_line = "collsim calibrate " + args->config;
     if (args->default_costs) args->command_line += " --default-costs";
     for (const auto& m : args->measurements.files) args->command_line += " --measurements " + m;
+    for (const auto& m : args->also) args->command_line += " --also " + m;
     if (!args->measurements.op.empty()) args->command_line += " --op " + args->measurements.op;
     if (!args->measurements.min_bytes.empty()) {
       args->command_line += " --min-bytes " + args->measurements.min_bytes;

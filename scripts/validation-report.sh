@@ -10,19 +10,49 @@
 # shipped calibration (which is these very overlays), so the "uncalibrated" column means what it
 # says and a preset's values can be checked against the overlay that produced them.
 #
-# Takes a few minutes (each calibration simulates every training row a few hundred times).
+# Leave one class out: for each class, one joint fit (calibrate --also) on the training tables of
+# every OTHER hardware family, with one value of each parameter for all of them, then validated on
+# this class's validation tables. That is the figure that says how collsim does on hardware it
+# was not fitted to. LOCO_JOBS (default 1) runs that many of those fits at once.
+# SKIP_CLASS_FITS=1 keeps the per-class results already in docs/validation and redoes only the
+# leave-one-class-out fits and the report.
+#
+# Takes a few minutes for the per-class fits (each calibration simulates every training row a few
+# hundred times), and about 10x that for the leave-one-class-out fits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COLLSIM=${1:-build/cli/collsim}
 D=tests/data/nccl-tests
 OUT=docs/validation
+LOCO_JOBS=${LOCO_JOBS:-1}
 mkdir -p "$OUT"
-rm -f "$OUT"/*.json "$OUT"/*.yaml "$OUT"/*.txt
+if [ "${SKIP_CLASS_FITS:-0}" = 1 ]; then
+  rm -f "$OUT"/*.loco.*
+else
+  rm -f "$OUT"/*.json "$OUT"/*.yaml "$OUT"/*.txt
+fi
+
+# What leave-one-class-out needs of each class: its family (classes of one family are the same
+# hardware and are left out together), config, --nodes, training files (options dropped: the
+# rows of another family are never this class's) and validation arguments.
+declare -A FAMILY CONFIG NODES TRAIN TEST
+CLASSES=()
 
 # name, config, --nodes for validation ("" for the config's), training files and options
 # (or reuse:NAME for another class's overlay), validation files and options.
 run_class() {
   local name=$1 config=$2 nodes=$3 train=$4 test=$5
+  CLASSES+=("$name")
+  FAMILY[$name]=${name%-4node}
+  CONFIG[$name]=$config
+  NODES[$name]=$nodes
+  TEST[$name]=$test
+  if [[ $train == reuse:* ]]; then
+    TRAIN[$name]=${TRAIN[${train#reuse:}]}
+  else
+    TRAIN[$name]=$(echo "$train" | grep -o -- '--measurements [^ ]*' | cut -d' ' -f2 | tr '\n' ' ')
+  fi
+  [ "${SKIP_CLASS_FITS:-0}" = 1 ] && return
   local nodes_opt=()
   [ -n "$nodes" ] && nodes_opt=(--nodes "$nodes")
   if [[ $train == reuse:* ]]; then
@@ -82,6 +112,38 @@ run_class a100-roce a100-2node-roce "" \
 run_class pcie-noP2P pcie-2gpu "" \
   "--measurements $D/rtx2080ti-x2_1node-pcie-noP2P_allreduce_anthony-hoo-blog.txt" \
   "--measurements $D/rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt"
+
+# One leave-one-class-out fit: every other family's training files, on their own configs.
+loco_class() {
+  local name=$1 primary="" args=() other f
+  for other in "${CLASSES[@]}"; do
+    [ "${FAMILY[$other]}" = "${FAMILY[$name]}" ] && continue
+    [[ " ${seen[*]:-} " == *" ${FAMILY[$other]} "* ]] && continue
+    seen+=("${FAMILY[$other]}")
+    for f in ${TRAIN[$other]}; do
+      if [ -z "$primary" ]; then
+        primary=${CONFIG[$other]}
+        args+=(--measurements "$f")
+      else
+        args+=(--also "${CONFIG[$other]}=$f")
+      fi
+    done
+  done
+  local nodes_opt=()
+  [ -n "${NODES[$name]}" ] && nodes_opt=(--nodes "${NODES[$name]}")
+  echo "== $name: leave-one-class-out fit on $((${#args[@]} / 2)) files" >&2
+  "$COLLSIM" calibrate "$primary" --default-costs "${args[@]}" -o "$OUT/$name.loco.yaml" \
+    > "$OUT/$name.loco.calibrate.txt"
+  # shellcheck disable=SC2086
+  "$COLLSIM" validate "${CONFIG[$name]}" "${nodes_opt[@]}" --default-costs \
+    --costs "$OUT/$name.loco.yaml" ${TEST[$name]} --format json > "$OUT/$name.loco.json"
+}
+for name in "${CLASSES[@]}"; do
+  seen=()
+  loco_class "$name" &
+  while [ "$(jobs -rp | wc -l)" -ge "$LOCO_JOBS" ]; do wait -n; done
+done
+for pid in $(jobs -p); do wait "$pid"; done  # each one's status, so that a failed fit stops here
 
 python3 scripts/validation_report.py "$OUT" > docs/validation.md
 echo "wrote docs/validation.md" >&2

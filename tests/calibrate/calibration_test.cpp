@@ -138,6 +138,34 @@ TEST(Calibration, OverlayLoadsBackAsTheFittedCosts) {
   EXPECT_EQ(layered.cost_files(), std::vector<std::string>{path});
 }
 
+// A joint fit over several clusters is one least-squares problem over all their rows: the rows
+// of one cluster given as two clusters fit exactly as they do given as one.
+TEST(Calibration, JointFitOfOneClusterSplitInTwoIsTheFitOfBoth) {
+  const Topology topo = load_topology("h100-nvlink-4");
+  CostParams truth = cost_params(topo);
+  truth.protocol(Protocol::kSimple).launch = us(15);
+  truth.protocol(Protocol::kSimple).hop_latency[static_cast<int>(RouteClass::kNvLink)] = us(3);
+  Normal noise(11);
+  const MeasurementFile a = synthetic(topo, Collective::kAllReduce, truth, noise, 0.01);
+  const MeasurementFile b = synthetic(topo, Collective::kAllGather, truth, noise, 0.01);
+  const Calibration one = calibrate(topo, {a, b});
+  const Calibration joint = calibrate(std::vector<ClusterMeasurements>{{&topo, {a}}, {&topo, {b}}});
+  EXPECT_EQ(joint.rows, one.rows);
+  EXPECT_EQ(joint.files, one.files);
+  ASSERT_EQ(joint.parameters.size(), one.parameters.size());
+  int fitted = 0;
+  for (std::size_t j = 0; j < one.parameters.size(); ++j) {
+    const FittedParameter &p = one.parameters[j], &q = joint.parameters[j];
+    EXPECT_EQ(q.parameter.path(), p.parameter.path());
+    EXPECT_EQ(q.fitted, p.fitted) << p.parameter.path();
+    EXPECT_EQ(q.fit_value, p.fit_value) << p.parameter.path();
+    EXPECT_EQ(q.determined_by, p.determined_by) << p.parameter.path();
+    fitted += p.fitted;
+  }
+  EXPECT_GE(fitted, 2);
+  EXPECT_EQ(joint.after.median_abs_pct, one.after.median_abs_pct);
+}
+
 // The fit predicts rows above exact_limit from two smaller simulations; in the bandwidth-bound
 // regime that extrapolation agrees with simulating the row itself.
 TEST(Calibration, LargeRowExtrapolationMatchesFullSimulation) {

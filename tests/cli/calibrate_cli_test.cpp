@@ -63,6 +63,31 @@ TEST(CalibrateCli, WritesAnOverlayThatCostsLoads) {
   EXPECT_FALSE(j.at("rows").empty());
 }
 
+// --also fits another cluster's rows jointly: one value per parameter, determined by the files
+// of both clusters, recorded in the overlay's command.
+TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
+  const std::string overlay = ::testing::TempDir() + "joint.yaml";
+  const std::string h100 = kData + "h100x4_1node_allgather_waynehacking8.txt";
+  const auto c = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
+                             " --also dgx-h100=" + h100 + " --max-bytes 1M -o " + overlay);
+  ASSERT_EQ(c.status, 0) << c.err;
+  std::ifstream in(overlay);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(" --also dgx-h100=" + h100 + " --max-bytes 1M"), std::string::npos) << text;
+  EXPECT_NE(text.find("    - " + h100), std::string::npos) << "both clusters' files are listed";
+  // The LL launch is one value for both: the rows of both determine it.
+  const auto at = text.find("- path: protocols.ll.launch");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string entry = text.substr(at, text.find("- path:", at + 1) - at);
+  EXPECT_NE(entry.find(kAllReduce), std::string::npos) << entry;
+  EXPECT_NE(entry.find(h100), std::string::npos) << entry;
+
+  const auto bad = run_collsim("calibrate pcie-2gpu --measurements " + kAllReduce +
+                               " --also dgx-h100 -o " + overlay);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err, "collsim: --also dgx-h100: expected CONFIG=FILE\n");
+}
+
 TEST(CalibrateCli, BadOverlaysAndRangesAreOneLineErrors) {
   const std::string bad = ::testing::TempDir() + "bad-costs.yaml";
   std::ofstream(bad) << "costs:\n  protocols:\n    simpel:\n      launch: 5us\n";
