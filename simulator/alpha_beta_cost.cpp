@@ -46,6 +46,7 @@ AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
   AlphaBetaCost c;
   c.reduce_bandwidth = costs.reduce_bandwidth;
   c.copy_bandwidth = costs.copy_bandwidth;
+  c.nvls_bandwidth = costs.nvls_bandwidth;
   c.launch = pc.launch;
   c.wire_per_byte = 1.0 / pc.efficiency;
   if (comm.size() < 2) {

@@ -257,7 +257,7 @@ std::string to_flag(const Fault& f) {
   switch (f.kind) {
     case FaultKind::kDegrade: {
       std::string v = f.bandwidth != 1.0 ? trimmed_number(f.bandwidth) : "";
-      if (f.latency > Time{}) v += "+" + to_string(f.latency);
+      if (f.latency > Time{}) v.append("+").append(to_string(f.latency));
       return fmt::format("--degrade '{}:{}'", f.target, v);
     }
     case FaultKind::kStraggler:

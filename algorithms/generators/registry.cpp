@@ -79,7 +79,7 @@ std::vector<AlgorithmInfo> build_table() {
        {C::kAllReduce, C::kReduceScatter, C::kAllGather},
        {Protocol::kSimple},  // NCCL runs NVLS with Simple only (enqueue.cc, tuning.cc)
        &detail::make_nvls,
-       nullptr,
+       &closed_form::nvls,
        Family::kOther,
        false,
        true},

@@ -29,7 +29,8 @@
 //     lg p doubling exchanges of k_s(α + τ_s) (each exchange sends piece j, then waits for the
 //     partner's piece j).
 // The other forms (tree Reduce/AllReduce, dbtree, ring2d, direct, binomial, non-power-of-two
-// rhd) are the standard ones of docs/theory.md §1.2 and §1.6 written in the same terms; `exact`
+// rhd) are the standard ones of docs/theory.md §1.2 and §1.6 written in the same terms, nvls a
+// pipeline through the switch (estimate.cpp, closed_form::nvls); `exact`
 // says which is which. Channels split the data; each channel is costed at `cost.bandwidth`.
 #pragma once
 
@@ -50,6 +51,7 @@ struct AlphaBetaCost {
   Bandwidth bandwidth_inter;   // zero: bandwidth
   Bandwidth reduce_bandwidth;  // 1/γ; zero: reductions are free
   Bandwidth copy_bandwidth;    // local copies; zero: free
+  Bandwidth nvls_bandwidth;    // a reducing NVSwitch's rate per GPU port (nvls); zero: free
   Time launch;                 // once per collective
   // Every hop of a flat algorithm costs alpha and bandwidth (the inter-node level equals the
   // intra-node one); the closed forms are exact only then.
@@ -92,6 +94,7 @@ Estimate ring2d(const EstimateRequest& q);
 Estimate rhd(const EstimateRequest& q);
 Estimate direct(const EstimateRequest& q);
 Estimate binomial(const EstimateRequest& q);
+Estimate nvls(const EstimateRequest& q);
 }  // namespace closed_form
 
 }  // namespace collsim

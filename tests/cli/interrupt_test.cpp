@@ -27,26 +27,41 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-// Runs `collsim ARGS`, sends SIGINT after `seconds` (the whole run takes much longer), waits.
-Interrupted interrupt(const std::string& args, const std::string& seconds) {
+// Runs `collsim ARGS`; once `ready` holds (a shell condition on $o, the standard output so far:
+// the command has streamed what the test needs), sends SIGINT and waits. Waiting on what was
+// printed rather than on a clock keeps the test right on a fast machine (which would finish before
+// a fixed delay) and on a slow one (which would print nothing before it). If `ready` never holds
+// within 120 s, or the command ends first, the signal still goes and the expectations fail.
+Interrupted interrupt(const std::string& args, const std::string& ready) {
   // One set of files per test: ctest -j runs these tests side by side.
   const std::string dir = ::testing::TempDir() + "interrupt_" +
                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const std::string out = dir + ".out", err = dir + ".err", before = dir + ".before",
                     status = dir + ".status";
-  const std::string cmd = "sh -c '" COLLSIM_BINARY_DIR "/cli/collsim " + args + " > " + out +
-                          " 2> " + err + " & pid=$!; sleep " + seconds + "; cp " + out + " " +
+  const std::string cmd = "sh -c 'o=" + out + "; " COLLSIM_BINARY_DIR "/cli/collsim " + args +
+                          " > $o 2> " + err +
+                          " & pid=$!; i=0; until " + ready +
+                          "; do i=$((i+1)); [ $i -gt 2400 ] && break; "
+                          "kill -0 $pid 2>/dev/null || break; sleep 0.05; done; cp $o " +
                           before + "; kill -INT $pid; wait $pid; echo $? > " + status + "'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   return {std::stoi(slurp(status)), slurp(out), slurp(err), slurp(before)};
 }
 
-Interrupted interrupt_sweep(const std::string& format) {
-  return interrupt("sweep h100-16node-ib --op allreduce -b 8 -e 64G --format " + format, "1");
+// True once $o holds at least `n` lines.
+std::string lines_out(int n) { return fmt::format("[ $(wc -l < $o) -ge {} ]", n); }
+
+// True once $o holds a line matching the extended regular expression `pattern` (no quotes in it).
+std::string printed(const std::string& pattern) {
+  return "grep -Eq \"" + pattern + "\" $o";
+}
+
+Interrupted interrupt_sweep(const std::string& format, const std::string& ready) {
+  return interrupt("sweep h100-16node-ib --op allreduce -b 8 -e 64G --format " + format, ready);
 }
 
 TEST(Interrupt, CsvKeepsEveryFinishedRow) {
-  const Interrupted r = interrupt_sweep("csv");
+  const Interrupted r = interrupt_sweep("csv", lines_out(3));
   EXPECT_EQ(r.status, 130);
   EXPECT_EQ(r.err.rfind("collsim: interrupted: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(" sizes done; not done: "), std::string::npos) << r.err;
@@ -62,42 +77,45 @@ TEST(Interrupt, CsvKeepsEveryFinishedRow) {
   // As many rows as stderr says sizes were done, fewer than the 34 of 8 B to 64 GiB.
   EXPECT_EQ(r.err.rfind(fmt::format("collsim: interrupted: {} of 34 sizes done", rows), 0), 0u)
       << r.err;
+  EXPECT_GE(rows, 2);
   EXPECT_LT(rows, 34);
 }
 
 TEST(Interrupt, JsonStaysValidAndSaysSo) {
-  const Interrupted r = interrupt_sweep("json");
+  const Interrupted r = interrupt_sweep("json", printed("time_us"));
   EXPECT_EQ(r.status, 130);
   const auto j = nlohmann::json::parse(r.out);  // throws on a cut document
   EXPECT_TRUE(j["interrupted"].get<bool>());
+  EXPECT_GE(j["rows"].size(), 1u);
   EXPECT_LT(j["rows"].size(), 34u);
 }
 
 TEST(Interrupt, TableSaysWhatWasCut) {
-  const Interrupted r = interrupt_sweep("table");
+  const Interrupted r = interrupt_sweep("table", printed("^ +8 "));
   EXPECT_EQ(r.status, 130);
   EXPECT_NE(r.out.find("# interrupted: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("# Avg bus bandwidth"), std::string::npos) << r.out;
 }
 
 TEST(Interrupt, SweepRowsAreOutBeforeTheEnd) {
-  const Interrupted r = interrupt_sweep("csv");
-  // The small sizes take milliseconds: a second in, they are printed although the run goes on.
-  EXPECT_GE(std::count(r.out_before.begin(), r.out_before.end(), '\n'), 5) << r.out_before;
+  const Interrupted r = interrupt_sweep("csv", lines_out(6));
+  // The small sizes take milliseconds: they are printed while the large ones still run.
+  EXPECT_EQ(r.status, 130);
+  EXPECT_GE(std::count(r.out_before.begin(), r.out_before.end(), '\n'), 6) << r.out_before;
   EXPECT_EQ(r.out.rfind(r.out_before, 0), 0u);  // and what was out stays as it was
 }
 
 constexpr const char* kCompare = "compare h100-16node-ib --op allreduce -b 8 -e 64G --format ";
 
 TEST(Interrupt, CompareKeepsItsSizesAndSaysSo) {
-  const Interrupted t = interrupt(std::string(kCompare) + "table", "2");
+  const Interrupted t = interrupt(std::string(kCompare) + "table", printed("^ +8 B "));
   EXPECT_EQ(t.status, 130);
   EXPECT_NE(t.out_before.find("    8 B "), std::string::npos) << t.out_before;  // streamed
   EXPECT_NE(t.out.find("\nbest: "), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("interrupted: "), std::string::npos) << t.out;
   EXPECT_EQ(t.err.rfind("collsim: interrupted: ", 0), 0u) << t.err;
 
-  const Interrupted j = interrupt(std::string(kCompare) + "json", "2");
+  const Interrupted j = interrupt(std::string(kCompare) + "json", printed("time_us"));
   EXPECT_EQ(j.status, 130);
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_TRUE(doc["interrupted"].get<bool>());
@@ -110,13 +128,13 @@ constexpr const char* kScale =
     "256,512,1024,2048,4096 --format ";
 
 TEST(Interrupt, ScaleKeepsItsNodeCountsAndSaysSo) {
-  const Interrupted c = interrupt(std::string(kScale) + "csv", "2");
+  const Interrupted c = interrupt(std::string(kScale) + "csv", printed("^1,allreduce,ring,ll,"));
   EXPECT_EQ(c.status, 130);
   EXPECT_EQ(c.out_before.rfind("nodes,collective,", 0), 0u) << c.out_before;
   EXPECT_NE(c.out_before.find("\n1,allreduce,ring,ll,"), std::string::npos) << c.out_before;
   EXPECT_NE(c.err.find(" node counts done; not done: "), std::string::npos) << c.err;
 
-  const Interrupted j = interrupt(std::string(kScale) + "json", "2");
+  const Interrupted j = interrupt(std::string(kScale) + "json", printed("time_us"));
   EXPECT_EQ(j.status, 130);
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_TRUE(doc["interrupted"].get<bool>());

@@ -37,7 +37,7 @@ TEST(WhatIf, EveryPredictingCommandTakesFaults) {
 }
 
 TEST(WhatIf, BadTargetsAreOneLineErrors) {
-  for (const std::string& fault :
+  for (const char* fault :
        {"--degrade node7/nic0:0.5", "--straggler node0/nic0:2", "--fail node0/gpu0",
         "--fail node1/nics", "--degrade node0/nic0:1.5"}) {
     const CommandResult r = run_collsim(std::string(kPredict) + " " + fault);
