@@ -38,9 +38,11 @@ Interrupted interrupt(const std::string& args, const std::string& ready) {
                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const std::string out = dir + ".out", err = dir + ".err", before = dir + ".before",
                     status = dir + ".status";
-  const std::string cmd = "sh -c 'o=" + out + "; " COLLSIM_BINARY_DIR "/cli/collsim " + args +
-                          " > $o 2> " + err +
-                          " & pid=$!; i=0; until " + ready +
+  // $o is emptied first, so that `ready` never sees the previous run's output. A command started
+  // with & by a non-interactive shell ignores SIGINT until collsim installs its handler (around
+  // the rows it streams), so `ready` must wait for output printed under that handler.
+  const std::string cmd = "sh -c 'o=" + out + "; : > $o; " COLLSIM_BINARY_DIR "/cli/collsim " +
+                          args + " > $o 2> " + err + " & pid=$!; i=0; until " + ready +
                           "; do i=$((i+1)); [ $i -gt 2400 ] && break; "
                           "kill -0 $pid 2>/dev/null || break; sleep 0.05; done; cp $o " +
                           before + "; kill -INT $pid; wait $pid; echo $? > " + status + "'";
@@ -51,9 +53,9 @@ Interrupted interrupt(const std::string& args, const std::string& ready) {
 // True once $o holds at least `n` lines.
 std::string lines_out(int n) { return fmt::format("[ $(wc -l < $o) -ge {} ]", n); }
 
-// True once $o holds a line matching the extended regular expression `pattern` (no quotes in it).
-std::string printed(const std::string& pattern) {
-  return "grep -Eq \"" + pattern + "\" $o";
+// True once $o holds `n` lines matching the extended regular expression `pattern` (no quotes).
+std::string printed(const std::string& pattern, int n = 1) {
+  return fmt::format("[ $(grep -Ec \"{}\" $o) -ge {} ]", pattern, n);
 }
 
 Interrupted interrupt_sweep(const std::string& format, const std::string& ready) {
@@ -128,13 +130,13 @@ constexpr const char* kScale =
     "256,512,1024,2048,4096 --format ";
 
 TEST(Interrupt, ScaleKeepsItsNodeCountsAndSaysSo) {
-  const Interrupted c = interrupt(std::string(kScale) + "csv", printed("^1,allreduce,ring,ll,"));
+  const Interrupted c = interrupt(std::string(kScale) + "csv", printed("^2,allreduce,ring,ll,"));
   EXPECT_EQ(c.status, 130);
   EXPECT_EQ(c.out_before.rfind("nodes,collective,", 0), 0u) << c.out_before;
   EXPECT_NE(c.out_before.find("\n1,allreduce,ring,ll,"), std::string::npos) << c.out_before;
   EXPECT_NE(c.err.find(" node counts done; not done: "), std::string::npos) << c.err;
 
-  const Interrupted j = interrupt(std::string(kScale) + "json", printed("time_us"));
+  const Interrupted j = interrupt(std::string(kScale) + "json", printed("time_us", 2));
   EXPECT_EQ(j.status, 130);
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_TRUE(doc["interrupted"].get<bool>());
