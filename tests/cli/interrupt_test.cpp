@@ -31,7 +31,8 @@ std::string slurp(const std::string& path) {
 // the command has streamed what the test needs), sends SIGINT and waits. Waiting on what was
 // printed rather than on a clock keeps the test right on a fast machine (which would finish before
 // a fixed delay) and on a slow one (which would print nothing before it). If `ready` never holds
-// within 120 s, or the command ends first, the signal still goes and the expectations fail.
+// within 120 s, or the command ends first, the signal still goes and the expectations fail; a
+// command that outlives the signal by 60 s is killed (status 137), so the test never hangs.
 Interrupted interrupt(const std::string& args, const std::string& ready) {
   // One set of files per test: ctest -j runs these tests side by side.
   const std::string dir = ::testing::TempDir() + "interrupt_" +
@@ -45,7 +46,8 @@ Interrupted interrupt(const std::string& args, const std::string& ready) {
                           args + " > $o 2> " + err + " & pid=$!; i=0; until " + ready +
                           "; do i=$((i+1)); [ $i -gt 2400 ] && break; "
                           "kill -0 $pid 2>/dev/null || break; sleep 0.05; done; cp $o " +
-                          before + "; kill -INT $pid; wait $pid; echo $? > " + status + "'";
+                          before + "; kill -INT $pid; (sleep 60; kill -KILL $pid) >/dev/null 2>&1 & "
+                          "wait $pid; echo $? > " + status + "; kill $! 2>/dev/null'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   return {std::stoi(slurp(status)), slurp(out), slurp(err), slurp(before)};
 }
