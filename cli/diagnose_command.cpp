@@ -104,8 +104,8 @@ std::vector<Sample> pick_samples(const Topology& topo, const std::vector<Measure
   }
   available = cases.size();
   if (cases.empty()) {
-    throw MeasurementError(fmt::format(
-        "diagnose: no row of the measurements can be simulated on {}", topo.name()));
+    throw MeasurementError(
+        fmt::format("diagnose: no row of the measurements can be simulated on {}", topo.name()));
   }
   std::stable_sort(cases.begin(), cases.end(), [](const RowCase& x, const RowCase& y) {
     return request_bytes(x.request) < request_bytes(y.request);
@@ -124,6 +124,14 @@ Fault degrade(std::string target, double keep) {
   f.kind = FaultKind::kDegrade;
   f.target = std::move(target);
   f.bandwidth = keep;
+  return f;
+}
+
+Fault straggler(std::string target, double factor) {
+  Fault f;
+  f.kind = FaultKind::kStraggler;
+  f.target = std::move(target);
+  f.factor = factor;
   return f;
 }
 
@@ -149,7 +157,8 @@ std::vector<FaultClass> fault_classes(const Topology& topo) {
                    "slow one; check the node's PCIe link width (lspci -vv: LnkSta)",
                    [](double x) { return degrade("node0/nics", x); }, keep});
     if (nics > 1) {
-      out.push_back({"one NIC failed", "any NIC of any node",
+      out.push_back({"one NIC failed",
+                     "any NIC of any node",
                      "ibstat on every node (a port Down or Polling); NCCL_DEBUG=INFO "
                      "NCCL_DEBUG_SUBSYS=INIT,NET lists the NICs NCCL opened on each node",
                      [](double) {
@@ -192,26 +201,12 @@ std::vector<FaultClass> fault_classes(const Topology& topo) {
   out.push_back({"one straggler GPU", "any GPU",
                  "nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE for clock throttle reasons; "
                  "dcgmi diag -r 2 on the suspect node",
-                 [](double x) {
-                   Fault f;
-                   f.kind = FaultKind::kStraggler;
-                   f.target = "node0/gpu0";
-                   f.factor = x;
-                   return f;
-                 },
-                 slow});
+                 [](double x) { return straggler("node0/gpu0", x); }, slow});
   if (several) {
     out.push_back({"one straggler node", "any one node",
                    "all_reduce_perf -g 8 on each node alone and compare; nvidia-smi -q -d "
                    "PERFORMANCE for throttling; the node's CPU load and NUMA binding",
-                   [](double x) {
-                     Fault f;
-                     f.kind = FaultKind::kStraggler;
-                     f.target = "node0";
-                     f.factor = x;
-                     return f;
-                   },
-                   slow});
+                   [](double x) { return straggler("node0", x); }, slow});
   }
   // Keep only the classes this cluster has.
   std::erase_if(out, [&](const FaultClass& c) {
@@ -295,8 +290,9 @@ Diagnosis diagnose(const DiagnoseArgs& a, Evaluator& ev, const std::vector<Fault
   }
   d.ranked = std::move(pairs);
   d.ranked.insert(d.ranked.end(), singles.begin(), singles.end());
-  std::stable_sort(d.ranked.begin(), d.ranked.end(),
-                   [](const Hypothesis& x, const Hypothesis& y) { return x.error_pct < y.error_pct; });
+  std::stable_sort(d.ranked.begin(), d.ranked.end(), [](const Hypothesis& x, const Hypothesis& y) {
+    return x.error_pct < y.error_pct;
+  });
   // A fault must explain clearly more than the healthy cluster does (cut the rms error by 30 %),
   // or it is the model's own error dressed up as a fault.
   std::erase_if(d.ranked, [&](const Hypothesis& h) {
@@ -372,7 +368,8 @@ void print(const DiagnoseArgs& a, const Topology& topo, const Diagnosis& d, cons
   fmt::print("verdict      not explained by the healthy cluster; best hypotheses:\n");
   for (std::size_t i = 0; i < shown; ++i) {
     const Hypothesis& h = d.ranked[i];
-    const bool tie = (i > 0 && ranks[i] == ranks[i - 1]) || (i + 1 < shown && ranks[i + 1] == ranks[i]);
+    const bool tie =
+        (i > 0 && ranks[i] == ranks[i - 1]) || (i + 1 < shown && ranks[i + 1] == ranks[i]);
     std::string what;
     for (const Fault& f : h.faults) what += (what.empty() ? "" : " and ") + describe(f);
     fmt::print("{:>3}{} {:6.1f}%  {}  [{}]\n     as flags: {}\n     check: {}\n", ranks[i],
