@@ -1,5 +1,8 @@
 #include "cli/fault_options.hpp"
 
+#include "topology/builder.hpp"
+#include "topology/error.hpp"
+
 namespace collsim {
 
 std::vector<Fault> FaultArgs::faults() const {
@@ -11,6 +14,22 @@ std::vector<Fault> FaultArgs::faults() const {
   for (const std::string& s : straggler) out.push_back(parse_fault(FaultKind::kStraggler, s));
   for (const std::string& s : fail) out.push_back(parse_fault(FaultKind::kFail, s));
   return out;
+}
+
+void FaultArgs::apply(Topology& topo) const {
+  apply_faults(topo, faults());
+  if (gdr.empty() && pxn.empty()) return;
+  if (pxn == "on" && topo.network_kind() != NetworkKind::kRailOptimized) {
+    throw RequestError(
+        "--pxn on: PXN moves traffic onto the destination's rail; this cluster's network is not "
+        "rail_optimized");
+  }
+  if (gdr == "off" && pxn == "on") {
+    throw RequestError("--pxn on needs GPUDirect RDMA: give --gdr on or leave --pxn out");
+  }
+  const bool gdr_on = gdr.empty() ? topo.gdr() : gdr == "on";
+  const bool pxn_on = pxn.empty() ? topo.pxn() : pxn == "on";
+  TopologyBuilder::set_transport(topo, gdr_on, pxn_on);
 }
 
 void add_fault_options(CLI::App& cmd, FaultArgs& f) {
@@ -27,6 +46,16 @@ void add_fault_options(CLI::App& cmd, FaultArgs& f) {
                  "node's other NICs, as NCCL does")
       ->group("What-if faults");
   cmd.add_option("--faults", f.files, "what-if: a YAML file with a `faults:` list")
+      ->group("What-if faults");
+  cmd.add_option("--gdr", f.gdr,
+                 "what-if: GPUDirect RDMA on or off (off: NCCL stages network data in host "
+                 "memory, GPU -> CPU -> NIC); default: the config's network.gdr, on")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->group("What-if faults");
+  cmd.add_option("--pxn", f.pxn,
+                 "what-if: PXN on or off (rail_optimized networks; NCCL_PXN_DISABLE); default: "
+                 "the config's network.pxn")
+      ->check(CLI::IsMember({"on", "off"}))
       ->group("What-if faults");
 }
 

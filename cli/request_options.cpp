@@ -37,7 +37,7 @@ void add_costs_option(CLI::App& cmd, std::vector<std::string>& cost_files) {
 
 Topology RequestOptions::load() const {
   Topology topo = load_cluster(config, nodes, cost_files, false, routing);
-  apply_faults(topo, faults.faults());
+  faults.apply(topo);
   return topo;
 }
 

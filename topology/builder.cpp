@@ -1,8 +1,9 @@
 #include "topology/builder.hpp"
 
+#include <fmt/format.h>
+
 #include <boost/graph/connected_components.hpp>
 #include <boost/graph/undirected_graph.hpp>
-#include <fmt/format.h>
 
 #include "topology/error.hpp"
 #include "topology/graph.hpp"
@@ -107,6 +108,12 @@ void TopologyBuilder::set_link_cost(Topology& topo, LinkId l, Bandwidth bw, Time
   Link& link = topo.links_.at(l.value);
   link.bandwidth = bw;
   link.latency = latency;
+  topo.routes_ = std::make_unique<Topology::RouteCache>();
+}
+
+void TopologyBuilder::set_transport(Topology& topo, bool gdr, bool pxn) {
+  topo.gdr_ = gdr;
+  topo.pxn_ = pxn;
   topo.routes_ = std::make_unique<Topology::RouteCache>();
 }
 

@@ -32,6 +32,7 @@ class TopologyBuilder {
   LinkId add_cable(DeviceId a, DeviceId b, LinkKind kind, Bandwidth bw, Time latency);
   void set_network_kind(NetworkKind kind) { topo_.network_kind_ = kind; }
   void set_pxn(bool on) { topo_.pxn_ = on; }
+  void set_gdr(bool on) { topo_.gdr_ = on; }
   void set_routing(Routing r) { topo_.routing_ = r; }
   void set_fabric(std::string description) { topo_.fabric_ = std::move(description); }
   // Appends a `costs:` layer (the config's own first, then overlays; `file` names an overlay).
@@ -51,6 +52,8 @@ class TopologyBuilder {
   // taken out (their GPUs move to the nearest working NICs of their node). Routes are recomputed.
   static void set_link_cost(Topology& topo, LinkId l, Bandwidth bw, Time latency);
   static void fail_nics(Topology& topo, const std::vector<DeviceId>& nics) { topo.drop_nics(nics); }
+  // What-if transports on a built topology: GPUDirect RDMA and PXN on or off (--gdr, --pxn).
+  static void set_transport(Topology& topo, bool gdr, bool pxn);
   // Rank order; by default node-major (node 0's GPUs in local order, then node 1's...).
   void set_ranks(std::vector<DeviceId> gpus) { ranks_ = std::move(gpus); }
 

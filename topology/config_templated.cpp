@@ -49,6 +49,7 @@ struct NetworkSpec {
   NetworkKind kind = NetworkKind::kNone;
   Routing routing = Routing::kDmodK;
   bool pxn = false;
+  bool gdr = true;
   Time latency;
   int nodes_per_leaf = 0;
   int spines = 0;  // per pod in a three-tier fabric (its aggregation switches)
@@ -206,7 +207,7 @@ NodeSpec parse_node(const ConfigNode& c) {
 
 NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) {
   c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription", "pxn",
-                "radix", "routing"});
+                "gdr", "radix", "routing"});
   NetworkSpec n;
   const std::string kind = c.at("topology").as_choice(
       {"single_switch", "fat_tree", "rail_optimized"}, "network topology");
@@ -220,6 +221,8 @@ NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) 
     if (n.kind != NetworkKind::kRailOptimized) pxn->fail("only rail_optimized networks have rails");
     n.pxn = pxn->as_bool();
   }
+  // GPUDirect RDMA: on unless the config says the NICs cannot reach GPU memory (route.cpp rule 5).
+  if (auto gdr = c.get("gdr")) n.gdr = gdr->as_bool();
   if (n.kind == NetworkKind::kSingleSwitch) {
     // NICs plug into the one switch; the NIC links' latency covers the whole path.
     for (const char* key :
@@ -360,6 +363,7 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
   b.set_network_kind(net.kind);
   b.set_routing(net.routing);
   b.set_pxn(net.pxn);
+  b.set_gdr(net.gdr);
   auto nic = [&](int node, int i) { return nics[static_cast<std::size_t>(node) * s.nics + i]; };
   if (net.kind == NetworkKind::kSingleSwitch) {
     const DeviceId sw = b.add_device(DeviceKind::kSwitch, "switch0", -1);

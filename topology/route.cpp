@@ -20,6 +20,12 @@
 //  4. PXN: on rail-optimized networks a GPU whose own NIC is on another rail than the
 //     destination's NIC hands the data over NVLink to the GPU that owns the NIC on the
 //     destination's rail, which sends it (see pxn_first_leg).
+//  5. GPUDirect RDMA off (Topology::gdr): the NIC cannot reach GPU memory, so NCCL's proxy
+//     stages the data in host memory (NCCL's env docs, NCCL_NET_GDR_LEVEL; docs/theory.md §2.3):
+//     the sending GPU writes it to its host CPU's memory and the NIC reads it from there, and on
+//     arrival the NIC writes to host memory and the GPU reads it back: GPU -> host CPU -> NIC
+//     and NIC -> host CPU -> GPU, each leg as in 1. PXN is then not taken [assumption: NCCL's
+//     PXN has the NIC read the proxy GPU's memory, which needs GPUDirect RDMA].
 // Ties in 1 break on lower total latency, then on lower link id.
 #include <fmt/format.h>
 
@@ -186,6 +192,30 @@ Route Topology::pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic,
   return leg;
 }
 
+std::optional<DeviceId> Topology::host_cpu(DeviceId gpu) const {
+  std::optional<DeviceId> best;
+  int best_hops = std::numeric_limits<int>::max();
+  for (const auto& [id, hops] : node_local_hops(gpu)) {
+    if (devices_[id].kind != DeviceKind::kCpu) continue;
+    if (hops < best_hops || (hops == best_hops && id < best->value)) {
+      best = DeviceId{id};
+      best_hops = hops;
+    }
+  }
+  return best;
+}
+
+Route Topology::nic_leg(DeviceId from, DeviceId to, DeviceId gpu) const {
+  if (gdr_ || devices_[gpu.value].kind != DeviceKind::kGpu) return intra_route(from, to);
+  const std::optional<DeviceId> cpu = host_cpu(gpu);
+  if (!cpu) return intra_route(from, to);
+  Route r = intra_route(from, *cpu);
+  const Route down = intra_route(*cpu, to);
+  if (r.empty() || down.empty()) return Route{};
+  r.links.insert(r.links.end(), down.links.begin(), down.links.end());
+  return r;
+}
+
 Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const {
   if (from == to) return Route{};
   Route direct = intra_route(from, to);
@@ -211,16 +241,17 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
     r.links.insert(r.links.end(), part.links.begin(), part.links.end());
   };
   DeviceId via_nic = *src_nic;
-  if (const Route pxn = pxn_first_leg(from, *src_nic, *dst_nic, via_nic); !pxn.empty()) {
+  const Route pxn = gdr_ ? pxn_first_leg(from, *src_nic, *dst_nic, via_nic) : Route{};
+  if (!pxn.empty()) {
     append(pxn, "");
     src_nic = via_nic;
   } else if (from != *src_nic) {
-    append(intra_route(from, *src_nic), "its NIC is unreachable");
+    append(nic_leg(from, *src_nic, from), "its NIC is unreachable");
   }
   if (*src_nic != *dst_nic) {
     append(network_route(*src_nic, *dst_nic, flow), "the network does not connect their NICs");
   }
-  if (*dst_nic != to) append(intra_route(*dst_nic, to), "the destination NIC cannot reach it");
+  if (*dst_nic != to) append(nic_leg(*dst_nic, to, to), "the destination NIC cannot reach it");
   return r;
 }
 

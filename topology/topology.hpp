@@ -61,6 +61,11 @@ class Topology {
   // destination's rail, reaching it over NVLink through the GPU that owns that NIC, so that
   // cross-rail traffic stays off the spines (docs/theory.md §2.3 item 3, [S19]).
   bool pxn() const { return pxn_; }
+  // GPUDirect RDMA (network.gdr, default on): the NIC reads and writes GPU memory directly. Off
+  // (no nvidia-peermem / dmabuf, or NCCL_NET_GDR_LEVEL below the GPU-NIC distance), NCCL's proxy
+  // stages every network transfer in host memory, so its route climbs to the GPU's host CPU and
+  // back down to the NIC (route.cpp, rule 5).
+  bool gdr() const { return gdr_; }
   Routing routing() const { return routing_; }
   // How the templated form grew the fabric ("2 tiers: 4 leaves of 32 nodes, 4 spines"); empty
   // for other networks.
@@ -145,6 +150,11 @@ class Topology {
   Route intra_route(DeviceId from, DeviceId to) const;
   Route network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t flow) const;
   Route pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic, DeviceId& via_nic) const;
+  // The CPU nearest a GPU (fewest hops inside its node, then the lower id): where its host
+  // memory is; nullopt on a node without CPUs.
+  std::optional<DeviceId> host_cpu(DeviceId gpu) const;
+  // A GPU-NIC leg inside a node: direct with GPUDirect RDMA, through host_cpu without.
+  Route nic_leg(DeviceId from, DeviceId to, DeviceId gpu) const;
 
   struct Graph;  // Boost.Graph adjacency list, private to topology/
   struct RouteCache;
@@ -152,6 +162,7 @@ class Topology {
   std::string name_;
   NetworkKind network_kind_ = NetworkKind::kNone;
   bool pxn_ = false;
+  bool gdr_ = true;
   Routing routing_ = Routing::kDmodK;
   std::string fabric_;
   CostSettings cost_settings_;

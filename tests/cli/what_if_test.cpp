@@ -26,6 +26,33 @@ TEST(WhatIf, DegradedNicSlowsTheRing) {
   EXPECT_GT(time_us(slow.out), 1.3 * time_us(healthy.out));
 }
 
+// GPUDirect RDMA off stages the network traffic in host memory: on h100-2node-ib two GPUs and
+// two NICs share each PCIe switch's uplink to the CPU, which then carries it all, so the 2-node
+// ring falls to well under half of its busbw (docs/cli.md).
+TEST(WhatIf, GdrOffStagesThroughHostMemory) {
+  const std::string ring =
+      "predict h100-2node-ib --op allreduce --bytes 256M --algo ring --proto simple";
+  const CommandResult on = run_collsim(ring);
+  const CommandResult off = run_collsim(ring + " --gdr off");
+  ASSERT_EQ(on.status, 0) << on.err;
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_GT(time_us(off.out), 2.0 * time_us(on.out));
+  EXPECT_NE(off.out.find("-> node0/cpu0 (pcie)"), std::string::npos) << off.out;  // bottleneck
+  EXPECT_EQ(run_collsim(ring + " --gdr on").out, on.out);  // the preset's own setting
+}
+
+TEST(WhatIf, TransportSwitchesSayWhatCannotBe) {
+  const CommandResult both =
+      run_collsim("predict h100-2node-ib --op allreduce --bytes 1M --gdr off --pxn on");
+  EXPECT_EQ(both.status, 1);
+  EXPECT_EQ(both.err, "collsim: --pxn on needs GPUDirect RDMA: give --gdr on or leave --pxn out\n");
+  const CommandResult flat =
+      run_collsim("predict a100-2node-roce --op allreduce --bytes 1M --pxn on");
+  EXPECT_EQ(flat.status, 1);
+  EXPECT_NE(flat.err.find("not rail_optimized"), std::string::npos) << flat.err;
+  EXPECT_EQ(run_collsim(std::string(kPredict) + " --gdr maybe").status, 2);  // usage error
+}
+
 TEST(WhatIf, EveryPredictingCommandTakesFaults) {
   for (const char* cmd :
        {"sweep h100-4gpu-2node-ndr200 --op allreduce -b 1M -e 1M --fail node0/nic1",
@@ -37,9 +64,8 @@ TEST(WhatIf, EveryPredictingCommandTakesFaults) {
 }
 
 TEST(WhatIf, BadTargetsAreOneLineErrors) {
-  for (const char* fault :
-       {"--degrade node7/nic0:0.5", "--straggler node0/nic0:2", "--fail node0/gpu0",
-        "--fail node1/nics", "--degrade node0/nic0:1.5"}) {
+  for (const char* fault : {"--degrade node7/nic0:0.5", "--straggler node0/nic0:2",
+                            "--fail node0/gpu0", "--fail node1/nics", "--degrade node0/nic0:1.5"}) {
     const CommandResult r = run_collsim(std::string(kPredict) + " " + fault);
     EXPECT_EQ(r.status, 1) << fault;
     EXPECT_EQ(r.err.rfind("collsim: --", 0), 0u) << r.err;

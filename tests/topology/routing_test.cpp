@@ -2,6 +2,7 @@
 // spine spreading, and the link kinds a cross-node route crosses in order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -64,9 +65,9 @@ TEST(Routing, PxnKeepsCrossRailTrafficOnTheDestinationRail) {
   ASSERT_TRUE(t.pxn());
   // GPU 0 hands the data over NVLink to GPU 1, whose NIC is on the destination's rail.
   const Route& r = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
-  EXPECT_EQ(hops(t, r), (std::vector<std::string>{"node0/nvswitch", "node0/gpu1", "node0/pcie0",
-                                                  "node0/nic1", "su0/rail1", "node1/nic1",
-                                                  "node1/pcie0", "node1/gpu1"}));
+  EXPECT_EQ(hops(t, r),
+            (std::vector<std::string>{"node0/nvswitch", "node0/gpu1", "node0/pcie0", "node0/nic1",
+                                      "su0/rail1", "node1/nic1", "node1/pcie0", "node1/gpu1"}));
 }
 
 TEST(Routing, WithoutPxnCrossRailTrafficCrossesTheSpine) {
@@ -78,10 +79,47 @@ TEST(Routing, WithoutPxnCrossRailTrafficCrossesTheSpine) {
   const Topology t = parse_topology(yaml, "no-pxn.yaml");
   ASSERT_FALSE(t.pxn());
   const Route& r = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
-  EXPECT_EQ(kinds(t, r), (std::vector<std::string>{"pcie", "pcie", "ib", "ib", "ib", "ib",
-                                                   "pcie", "pcie"}));
+  EXPECT_EQ(kinds(t, r),
+            (std::vector<std::string>{"pcie", "pcie", "ib", "ib", "ib", "ib", "pcie", "pcie"}));
   // D-mod-k: node1/nic1 is NIC number 9 overall; 9 mod 4 spines = spine1.
   EXPECT_EQ(hops(t, r)[3], "spine1");
+}
+
+std::string preset_with(const std::string& preset, const std::string& network_line) {
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/" + preset + ".yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  yaml.insert(yaml.find("\nnetwork:\n") + 10, "  " + network_line + "\n");
+  return yaml;
+}
+
+TEST(Routing, WithoutGpuDirectRdmaTheDataIsStagedInHostMemory) {
+  const Topology t = parse_topology(preset_with("h100-2node-ib", "gdr: false"), "no-gdr.yaml");
+  ASSERT_FALSE(t.gdr());
+  // Rule 5: up to the GPU's host CPU and down to its NIC, then up to the receiver's host CPU
+  // and down to the GPU; PXN's NVLink hand-over is not taken even across rails.
+  const std::vector<std::string> staged = {"node0/pcie1", "node0/cpu0", "node0/pcie1", "node0/nic3",
+                                           "su0/rail3",   "node1/nic3", "node1/pcie1", "node1/cpu0",
+                                           "node1/pcie1", "node1/gpu3"};
+  EXPECT_EQ(hops(t, t.route(gpu(t, 0, 3), gpu(t, 1, 3))), staged);
+  const Route& cross = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
+  EXPECT_EQ(hops(t, cross).front(), "node0/pcie0");
+  const std::vector<std::string> cross_kinds = kinds(t, cross);
+  EXPECT_EQ(std::count(cross_kinds.begin(), cross_kinds.end(), "nvswitch"), 0);
+  // Inside a node nothing changes: GPUDirect RDMA is about the NIC.
+  EXPECT_EQ(kinds(t, t.route(gpu(t, 0, 0), gpu(t, 0, 5))),
+            (std::vector<std::string>{"nvswitch", "nvswitch"}));
+}
+
+TEST(Routing, GdrMustBeABoolean) {
+  try {
+    parse_topology(preset_with("h100-2node-ib", "gdr: sometimes"), "bad-gdr.yaml");
+    FAIL() << "gdr: sometimes was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad-gdr.yaml:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("gdr"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Routing, SpinesAreSpreadByDestination) {
