@@ -7,9 +7,9 @@
 //   links:
 //     - {ends: [gpu0, sw0], kind: nvswitch, bandwidth: 450GB/s, latency: 0.3us}
 //   ranks: [gpu0]          # optional; default node-major GPU order
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 #include "topology/builder.hpp"
 #include "topology/config_forms.hpp"
@@ -22,20 +22,21 @@ namespace {
 
 const std::vector<std::string> kDeviceKindNames = {"gpu", "nvswitch", "pcie_switch",
                                                    "cpu", "nic",      "switch"};
-const std::vector<std::string> kLinkKindNames = {"nvlink", "nvswitch", "pcie", "smp",
+const std::vector<std::string> kLinkKindNames = {"nvlink", "nvswitch", "pcie",     "smp",
                                                  "ib",     "roce",     "ethernet", "c2c"};
 
 }  // namespace
 
 Topology build_explicit(const ConfigNode& root, const std::string& default_name,
                         const LoadOptions& options) {
-  root.allow_keys({"name", "description", "devices", "links", "ranks", "costs"});
+  root.allow_keys({"name", "description", "devices", "links", "ranks", "costs", "faults"});
   if (options.nodes) {
     root.fail("--nodes applies to templated configs only; this one lists its devices");
   }
   if (options.routing) {
-    root.fail("--routing applies to templated fat_tree and rail_optimized networks only; this "
-              "config lists its devices");
+    root.fail(
+        "--routing applies to templated fat_tree and rail_optimized networks only; this "
+        "config lists its devices");
   }
   TopologyBuilder b(root.has("name") ? root.at("name").as_string() : default_name);
 
@@ -107,9 +108,9 @@ Topology build_explicit(const ConfigNode& root, const std::string& default_name,
   }
 
   if (auto cut = b.find_disconnected_gpus()) {
-    device_nodes[cut->second.value].fail(fmt::format(
-        "GPU \"{}\" is not connected to GPU \"{}\"", b.device(cut->second).name,
-        b.device(cut->first).name));
+    device_nodes[cut->second.value].fail(fmt::format("GPU \"{}\" is not connected to GPU \"{}\"",
+                                                     b.device(cut->second).name,
+                                                     b.device(cut->first).name));
   }
   bool any_gpu = false;
   for (std::size_t i = 0; i < b.device_count(); ++i) {

@@ -1,9 +1,9 @@
 // The templated config form: one node description repeated `nodes` times, plus a network.
 // docs/config.md documents each key; every value is validated here, where its location is known.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "topology/builder.hpp"
 #include "topology/config_forms.hpp"
@@ -206,11 +206,12 @@ NodeSpec parse_node(const ConfigNode& c) {
 }
 
 NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) {
-  c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription", "pxn",
-                "gdr", "radix", "routing"});
+  c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription", "pxn", "gdr",
+                "radix", "routing"});
   NetworkSpec n;
-  const std::string kind = c.at("topology").as_choice(
-      {"single_switch", "fat_tree", "rail_optimized"}, "network topology");
+  const std::string kind =
+      c.at("topology")
+          .as_choice({"single_switch", "fat_tree", "rail_optimized"}, "network topology");
   n.kind = kind == "single_switch" ? NetworkKind::kSingleSwitch
            : kind == "fat_tree"    ? NetworkKind::kFatTree
                                    : NetworkKind::kRailOptimized;
@@ -272,8 +273,7 @@ NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) 
   } else if (n.radix > 0) {
     n.spines = up;  // one up port of every leaf to each spine
   } else if (n.leaves > 1) {
-    c.fail(fmt::format("missing required key \"spines\" ({} leaves need a spine layer)",
-                       n.leaves));
+    c.fail(fmt::format("missing required key \"spines\" ({} leaves need a spine layer)", n.leaves));
   }
   n.pod_leaves = n.leaves;
   if (n.radix > 0 && n.leaves > 1) {
@@ -316,8 +316,8 @@ void build_node(TopologyBuilder& b, int n, const NodeSpec& s, int model,
   for (int w = 0; w < s.pcie_switches; ++w) {
     switches.push_back(
         b.add_device(DeviceKind::kPcieSwitch, fmt::format("{}/pcie{}", prefix, w), n, -1, s.p2p));
-    b.add_cable(switches[w], cpus[block_of(w, s.pcie_switches, s.cpus)], LinkKind::kPcie,
-                s.pcie_bw, s.pcie_lat);
+    b.add_cable(switches[w], cpus[block_of(w, s.pcie_switches, s.cpus)], LinkKind::kPcie, s.pcie_bw,
+                s.pcie_lat);
   }
   auto host_of = [&](int sw, int i, int count) {
     return sw >= 0 ? switches[sw] : cpus[block_of(i, count, s.cpus)];
@@ -376,9 +376,9 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
   std::vector<DeviceId> leaves;
   for (int g = 0; g < groups; ++g) {
     for (int r = 0; r < (rails ? s.nics : 1); ++r) {
-      leaves.push_back(b.add_device(
-          DeviceKind::kSwitch,
-          rails ? fmt::format("su{}/rail{}", g, r) : fmt::format("leaf{}", g), -1));
+      leaves.push_back(
+          b.add_device(DeviceKind::kSwitch,
+                       rails ? fmt::format("su{}/rail{}", g, r) : fmt::format("leaf{}", g), -1));
     }
   }
   for (int n = 0; n < nodes; ++n) {
@@ -387,9 +387,9 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
       b.add_cable(nic(n, i), leaf, s.nic_kind, s.nic_bw, s.nic_lat);
     }
   }
-  const std::string leaf_desc = fmt::format(
-      "{} leaves of {} node{}{}", leaves.size(), per, per == 1 ? "" : "s",
-      rails ? fmt::format(" ({} rails)", s.nics) : std::string());
+  const std::string leaf_desc =
+      fmt::format("{} leaves of {} node{}{}", leaves.size(), per, per == 1 ? "" : "s",
+                  rails ? fmt::format(" ({} rails)", s.nics) : std::string());
   if (net.spines == 0) {
     b.set_fabric(fmt::format("1 tier: {}", leaf_desc));
     return;
@@ -406,10 +406,9 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
   std::vector<DeviceId> aggs;  // [pod * spines + k]
   for (int p = 0; p < net.pods; ++p) {
     for (int k = 0; k < spines; ++k) {
-      const std::string name = net.pods == 1
-                                   ? (adaptive ? "spines" : fmt::format("spine{}", k))
-                                   : (adaptive ? fmt::format("pod{}/spines", p)
-                                               : fmt::format("pod{}/spine{}", p, k));
+      const std::string name = net.pods == 1 ? (adaptive ? "spines" : fmt::format("spine{}", k))
+                                             : (adaptive ? fmt::format("pod{}/spines", p)
+                                                         : fmt::format("pod{}/spine{}", p, k));
       aggs.push_back(b.add_device(DeviceKind::kSwitch, name, -1));
     }
   }
@@ -426,19 +425,20 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
                              net.spines == 1 ? "" : "s", spread));
     return;
   }
-  b.set_fabric(fmt::format("3 tiers (radix {}): {} in {} pods of {}, {} spines per pod, {} core "
-                           "planes of {}{}",
-                           net.radix, leaf_desc, net.pods, net.pod_leaves, net.spines, net.spines,
-                           net.cores_per_plane, spread));
+  b.set_fabric(
+      fmt::format("3 tiers (radix {}): {} in {} pods of {}, {} spines per pod, {} core "
+                  "planes of {}{}",
+                  net.radix, leaf_desc, net.pods, net.pod_leaves, net.spines, net.spines,
+                  net.cores_per_plane, spread));
   // Core: an aggregation switch sends up what its pod's leaves send it (non-blocking above the
   // leaves), spread over the core switches of its plane.
   const int cores = adaptive ? 1 : net.cores_per_plane;
   const Bandwidth agg_up = uplink * net.pod_leaves / cores;
   for (int k = 0; k < spines; ++k) {
     for (int c = 0; c < cores; ++c) {
-      const DeviceId core = b.add_device(
-          DeviceKind::kSwitch,
-          adaptive ? std::string("cores") : fmt::format("core{}/{}", k, c), -1);
+      const DeviceId core =
+          b.add_device(DeviceKind::kSwitch,
+                       adaptive ? std::string("cores") : fmt::format("core{}/{}", k, c), -1);
       for (int p = 0; p < net.pods; ++p) {
         b.add_cable(aggs[static_cast<std::size_t>(p) * spines + k], core, s.nic_kind, agg_up,
                     net.latency);
@@ -451,7 +451,7 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
 
 Topology build_templated(const ConfigNode& root, const std::string& default_name,
                          const LoadOptions& options) {
-  root.allow_keys({"name", "description", "nodes", "node", "network", "costs"});
+  root.allow_keys({"name", "description", "nodes", "node", "network", "costs", "faults"});
   const std::string name = root.has("name") ? root.at("name").as_string() : default_name;
   const int nodes =
       options.nodes ? *options.nodes : static_cast<int>(root.at("nodes").as_int(1, kMaxNodes));
@@ -461,9 +461,8 @@ Topology build_templated(const ConfigNode& root, const std::string& default_name
   const NodeSpec node = parse_node(root.at("node"));
   const long long gpus = static_cast<long long>(nodes) * node.gpus;
   if (gpus > options.max_gpus) {
-    const std::string what = fmt::format(
-        "{} nodes x {} GPUs = {} GPUs; expected at most {}", nodes, node.gpus, gpus,
-        options.max_gpus);
+    const std::string what = fmt::format("{} nodes x {} GPUs = {} GPUs; expected at most {}", nodes,
+                                         node.gpus, gpus, options.max_gpus);
     if (options.nodes) throw ConfigError("--nodes: " + what);
     root.at("nodes").fail(what);
   }

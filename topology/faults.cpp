@@ -23,9 +23,12 @@ namespace {
 
 std::string_view flag_of(FaultKind k) {
   switch (k) {
-    case FaultKind::kDegrade: return "--degrade";
-    case FaultKind::kStraggler: return "--straggler";
-    case FaultKind::kFail: return "--fail";
+    case FaultKind::kDegrade:
+      return "--degrade";
+    case FaultKind::kStraggler:
+      return "--straggler";
+    case FaultKind::kFail:
+      return "--fail";
   }
   return "";
 }
@@ -71,7 +74,8 @@ class Targets {
       if (d.node == 0) {
         const std::size_t slash = d.name.rfind('/');
         std::string stem = d.name.substr(slash + 1);
-        while (!stem.empty() && std::isdigit(static_cast<unsigned char>(stem.back()))) stem.pop_back();
+        while (!stem.empty() && std::isdigit(static_cast<unsigned char>(stem.back())))
+          stem.pop_back();
         ++kinds[stem];
       } else if (d.node < 0 && switches.size() < 6) {
         switches.push_back(d.name);
@@ -138,8 +142,8 @@ std::vector<int> switch_tiers(const Topology& topo) {
 }
 
 [[noreturn]] void unknown(const Fault& f, const Targets& t, std::string_view what) {
-  throw RequestError(fmt::format("{} {}: {}; {}", flag_of(f.kind), f.target, what,
-                                 t.what_exists()));
+  throw RequestError(
+      fmt::format("{} {}: {}; {}", flag_of(f.kind), f.target, what, t.what_exists()));
 }
 
 std::vector<LinkId> class_links(const Fault& f, const Targets& t) {
@@ -149,7 +153,8 @@ std::vector<LinkId> class_links(const Fault& f, const Targets& t) {
   if (const std::size_t dash = s.find("--"); dash != std::string::npos) {
     const auto a = t.device(s.substr(0, dash));
     const auto b = t.device(s.substr(dash + 2));
-    if (!a || !b) unknown(f, t, fmt::format("no device \"{}\"", !a ? s.substr(0, dash) : s.substr(dash + 2)));
+    if (!a || !b)
+      unknown(f, t, fmt::format("no device \"{}\"", !a ? s.substr(0, dash) : s.substr(dash + 2)));
     for (LinkId l : topo.out_links(*a)) {
       if (topo.link(l).dst == *b) {
         out.push_back(l);
@@ -209,7 +214,8 @@ std::vector<LinkId> class_links(const Fault& f, const Targets& t) {
         any = true;
       }
     }
-    if (!any) unknown(f, t, "no such rail (rails are numbered by NIC: railR is nicR of every node)");
+    if (!any)
+      unknown(f, t, "no such rail (rails are numbered by NIC: railR is nicR of every node)");
     return out;
   }
   unknown(f, t, "no such device or class");
@@ -246,9 +252,12 @@ std::string trimmed_number(double v) { return fmt::format("{:.3g}", v); }
 
 std::string_view to_string(FaultKind k) {
   switch (k) {
-    case FaultKind::kDegrade: return "degrade";
-    case FaultKind::kStraggler: return "straggler";
-    case FaultKind::kFail: return "fail";
+    case FaultKind::kDegrade:
+      return "degrade";
+    case FaultKind::kStraggler:
+      return "straggler";
+    case FaultKind::kFail:
+      return "fail";
   }
   return "?";
 }
@@ -262,7 +271,8 @@ std::string to_flag(const Fault& f) {
     }
     case FaultKind::kStraggler:
       return fmt::format("--straggler {}:{}", f.target, trimmed_number(f.factor));
-    case FaultKind::kFail: return fmt::format("--fail {}", f.target);
+    case FaultKind::kFail:
+      return fmt::format("--fail {}", f.target);
   }
   return "";
 }
@@ -277,7 +287,8 @@ std::string describe(const Fault& f) {
     }
     case FaultKind::kStraggler:
       return fmt::format("{} {:.2f}x slower (straggler)", f.target, f.factor);
-    case FaultKind::kFail: return fmt::format("{} failed", f.target);
+    case FaultKind::kFail:
+      return fmt::format("{} failed", f.target);
   }
   return "";
 }
@@ -303,7 +314,8 @@ Fault parse_fault(FaultKind kind, std::string_view text) {
   if (kind == FaultKind::kStraggler) {
     const auto x = plain_number(value);
     if (!x || *x < 1 || *x > 1000) {
-      bad_fault(kind, text, fmt::format("expected a slowdown factor from 1 to 1000, got \"{}\"", value));
+      bad_fault(kind, text,
+                fmt::format("expected a slowdown factor from 1 to 1000, got \"{}\"", value));
     }
     f.factor = *x;
     return f;
@@ -335,7 +347,10 @@ Fault parse_fault(FaultKind kind, std::string_view text) {
 std::vector<Fault> parse_faults(const std::string& text, const std::string& file) {
   const ConfigNode root = ConfigNode::parse(text, file);
   root.allow_keys({"faults"});
-  const ConfigNode list = root.at("faults");
+  return read_fault_list(root.at("faults"));
+}
+
+std::vector<Fault> read_fault_list(const ConfigNode& list) {
   if (!list.is_sequence()) list.fail("expected a list of faults");
   std::vector<Fault> out;
   for (std::size_t i = 0; i < list.size(); ++i) {

@@ -17,7 +17,8 @@
 // "A--B" (both directions), or a class: "node3/nics" (every NIC of node 3), "rail2" (NIC 2 of
 // every node, its network cables), "leaf0/uplinks" (a switch's cables to the switches above it),
 // "node3/gpu2/nvlink" (a GPU's NVLink cables), "node3" (straggler: every GPU of node 3).
-// GDR and PXN off are not faults here (transports own them).
+// A cluster's own YAML may carry a `faults:` list too (the loader applies it after building).
+// GDR and PXN off are not faults here: the network's gdr and pxn settings own them.
 #pragma once
 
 #include <string>
@@ -28,6 +29,8 @@
 #include "topology/units.hpp"
 
 namespace collsim {
+
+class ConfigNode;
 
 enum class FaultKind { kDegrade, kStraggler, kFail };
 std::string_view to_string(FaultKind k);  // "degrade", "straggler", "fail"
@@ -54,6 +57,8 @@ Fault parse_fault(FaultKind kind, std::string_view text);
 // {straggler: T, factor: X} | {fail: T}; ConfigError at the offending node.
 std::vector<Fault> load_faults(const std::string& file);
 std::vector<Fault> parse_faults(const std::string& text, const std::string& file);
+// The list itself, wherever it sits (a faults file, or a cluster config's `faults:` key).
+std::vector<Fault> read_fault_list(const ConfigNode& list);
 
 // The directed links a degrade or straggler target covers (both directions of each cable), in
 // link-id order; RequestError naming what exists when the target does not.

@@ -13,6 +13,7 @@
 #include "topology/config_forms.hpp"
 #include "topology/config_node.hpp"
 #include "topology/error.hpp"
+#include "topology/faults.hpp"
 
 namespace collsim {
 
@@ -82,6 +83,14 @@ Topology parse_topology(const std::string& text, const std::string& file,
   if (options.default_costs) TopologyBuilder::clear_cost_layers(topo);
   for (const std::string& f : options.cost_files) {
     TopologyBuilder::add_cost_layer(topo, load_cost_overlay(f), f);
+  }
+  // The cluster's own what-if faults (docs/config.md), before any given on the command line.
+  if (const auto faults = root.get("faults")) {
+    try {
+      apply_faults(topo, read_fault_list(*faults));
+    } catch (const RequestError& e) {
+      faults->fail(e.what());
+    }
   }
   return topo;
 }

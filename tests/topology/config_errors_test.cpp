@@ -21,8 +21,8 @@ const std::vector<BadConfig> kBadConfigs = {
     {"syntax-error.yaml", "3:5: invalid YAML: end of sequence flow not found"},
     {"top-level-list.yaml", "1:1: expected a mapping of cluster settings at the top level"},
     {"unknown-top-key.yaml",
-     "1:1: nodez: unknown key; expected one of name, description, nodes, node, network, costs; "
-     "did you mean \"nodes\"?"},
+     "1:1: nodez: unknown key; expected one of name, description, nodes, node, network, costs, "
+     "faults; did you mean \"nodes\"?"},
     {"duplicate-key.yaml", "2:1: nodes: duplicate key"},
     {"nodes-not-integer.yaml", "1:8: nodes: expected an integer from 1 to 1048576, got \"two\""},
     {"unknown-gpu-model.yaml",

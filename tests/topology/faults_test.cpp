@@ -99,5 +99,36 @@ TEST(Faults, ReadsAFaultsList) {
   EXPECT_THROW(parse_faults("faults:\n  - slow: node0\n", "f.yaml"), ConfigError);
 }
 
+// A cluster's YAML may carry the faults itself: the loader applies them as the flags would, and
+// a target that does not exist is an error at the list's place in the file.
+TEST(Faults, AConfigCarriesItsOwnFaults) {
+  const std::string yaml = R"(
+nodes: 2
+node:
+  gpu: H100-SXM
+  gpus: 2
+  pcie: {latency: 0.5us, switches: 1}
+  nics: {count: 2, bandwidth: 400Gbps, latency: 0.3us, kind: ib}
+network: {topology: single_switch}
+)";
+  const Topology healthy = parse_topology(yaml, "c.yaml");
+  const Topology faulty =
+      parse_topology(yaml + "faults:\n  - {degrade: node1/nic0, bandwidth: 0.5}\n", "c.yaml");
+  Topology flagged = parse_topology(yaml, "c.yaml");
+  apply_faults(flagged, {parse_fault(FaultKind::kDegrade, "node1/nic0:0.5")});
+  int degraded = 0;
+  for (const Link& l : faulty.links()) {
+    EXPECT_EQ(l.bandwidth, flagged.link(l.id).bandwidth);
+    degraded += l.bandwidth != healthy.link(l.id).bandwidth;
+  }
+  EXPECT_EQ(degraded, 4);  // the NIC's cables to its PCIe switch and to the network, both ways
+  try {
+    parse_topology(yaml + "faults:\n  - {fail: node5/nic0}\n", "c.yaml");
+    FAIL() << "a fault on a missing node was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("c.yaml:10:3: ", 0), 0u) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace collsim
