@@ -12,7 +12,10 @@ if cmp -s configs/dgx-h100.yaml "$TMP/dgx-h100.yaml"; then
   echo "the preset edit did not apply: update this script with the preset" >&2
   exit 1
 fi
-if COLLSIM_CONFIG_DIR=$TMP python3 scripts/docs-examples.py check "$COLLSIM" docs/tour.md > "$TMP/out"; then
+# The tour's dgx-h100 sections (its section 4, 64 nodes of h100-16node-ib, takes minutes).
+sed '/^## 4\./,$d' docs/tour.md > "$TMP/tour.md"
+if COLLSIM_CONFIG_DIR=$TMP python3 scripts/docs-examples.py check "$COLLSIM" "$TMP/tour.md" \
+  > "$TMP/out"; then
   echo "docs-examples.py check passed with a changed preset" >&2
   exit 1
 fi
