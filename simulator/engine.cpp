@@ -285,7 +285,9 @@ void Engine<Net>::advance(std::uint32_t sid) {
         return;
       }
       Time at = arrival(*in, j);
-      if (bytes > 0 && reduces(kind) && !is_switch(sid)) at += reduce_time(bytes);
+      if (reduce_rate_ > 0 && bytes > 0 && reduces(kind) && !is_switch(sid)) {
+        at += reduce_time(bytes);
+      }
       ready = std::max(ready, at);
     }
     if (out != nullptr && out->posted >= slots_) {

@@ -120,9 +120,7 @@ class Engine {
   }
   // Whether stream `sid` belongs to a switch actor (schedule.hpp, "Switch actors"): it reduces
   // at the switch's rate, which it holds while it does (a GPU's reduction is a delay per piece).
-  bool is_switch(std::uint32_t sid) const {
-    return static_cast<int>(sid / static_cast<std::uint32_t>(channels_)) >= sched_.rank_count();
-  }
+  bool is_switch(std::uint32_t sid) const { return sid >= first_switch_stream_; }
   Time switch_reduce_time(std::uint64_t bytes) const {
     return switch_reduce_rate_ > 0 ? wire_time(static_cast<double>(bytes), switch_reduce_rate_)
                                    : Time();
@@ -140,13 +138,14 @@ class Engine {
   std::uint64_t slots_;
   std::uint64_t slot_mask_;  // slots_ - 1 when a power of two (> 1), else 0
   std::uint64_t payload_;
-  std::uint64_t full_wire_;  // wire bytes of a full piece
-  Time reduce_full_;         // reduction delay of a full piece
-  double wire_per_byte_;     // 1 / protocol efficiency
-  double reduce_rate_;       // bytes/s; 0 = free
+  std::uint64_t full_wire_;        // wire bytes of a full piece
+  Time reduce_full_;               // reduction delay of a full piece
+  double wire_per_byte_;           // 1 / protocol efficiency
+  double reduce_rate_;             // bytes/s; 0 = free
   double switch_reduce_rate_ = 0;  // per stream of a switch actor, bytes/s; 0 = free
   double copy_rate_;
-  std::vector<int> gpu_;     // schedule rank -> cluster rank
+  std::uint32_t first_switch_stream_;  // streams are actor-major: the ranks', then the switches'
+  std::vector<int> gpu_;               // schedule rank -> cluster rank
   std::vector<int> device_;  // schedule actor (ranks, then switches) -> topology device id
 
   std::vector<StreamState> streams_;

