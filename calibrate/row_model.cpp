@@ -108,13 +108,14 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
       const bool collsim_run =
           f.format == MeasurementFormat::kCollsimCsv || backend != row.labels.end();
       std::optional<int> channels = row.channels;
-      if (const auto ch = row.labels.find("CHANNELS"); !channels && ch != row.labels.end()) {
+      if (const auto ch = row.labels.find("CHANNELS");
+          !channels && ch != row.labels.end() && ch->second != "nccl") {
         int n = 0;
         const auto [end, ec] =
             std::from_chars(ch->second.data(), ch->second.data() + ch->second.size(), n);
         if (ec != std::errc() || n < 1) {
           throw RequestError(
-              fmt::format("label CHANNELS={}: expected a positive integer", ch->second));
+              fmt::format("label CHANNELS={}: expected a positive integer or nccl", ch->second));
         }
         channels = n;
       }
@@ -133,6 +134,10 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         const Selection s = select_nccl(m, r.collective, row.bytes, allowed, true);
         r.algorithm = s.chosen.algorithm;
         r.protocol = s.chosen.protocol;
+        if (!channels) {
+          r.channels = nccl_launched_channels(r.algorithm, r.protocol, r.comm.size(), row.bytes,
+                                              r.channels, min_ch);
+        }
         c.nccl_pick = own.nccl_pick;
         if (own.time_us > 0) c.nccl_us = own.time_us;
         c.substituted = !simulable(own.chosen.algorithm);

@@ -45,6 +45,7 @@ Prepared prepare(const CollectiveArgs& a) {
   if (a.channels == nullptr || a.channels->count() == 0) {
     const NcclModelInput in = nccl_model_input(p.topo, p.request.comm, NcclVersion::k2_30);
     p.request.channels = std::clamp(in.runtime_channels, 1, 64);
+    p.nccl_channels = true;
   }
   return p;
 }
@@ -56,6 +57,7 @@ PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
     throw RequestError(fmt::format("--nccl-version: {}", e.what()));
   }
   PredictSetup s{p.topo, p.request, p.choice, p.costs, parse_model(m.model), m.policy(), {}};
+  s.nccl_channels = p.nccl_channels;
   // Where NCCL has nothing to choose from (a Barrier; --algo naming only collsim's own
   // algorithms), the default policy falls back to collsim's fastest, and the output says so
   // ("auto: the fastest by --model"); --select nccl given explicitly stays an error.

@@ -43,6 +43,7 @@ struct Prepared {
   CostParams costs;
   Request request;
   AlgoChoice choice;
+  bool nccl_channels = false;  // request.channels is NCCL's channel count, not --channels
 };
 // RequestError for unknown names, a size that is not a whole number of elements, or (with
 // --bytes) a size that gives no element to move (0 B, or less than one element per rank for

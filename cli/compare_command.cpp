@@ -90,7 +90,9 @@ void add_row(Comparison& c, const Predictor& ev, const NcclModel* nccl, const Sw
   std::optional<std::size_t> best;
   for (std::size_t k = 0; k < keep.size(); ++k) {
     const auto& e = evals[keep[k]];
-    row.push_back(e ? std::optional(make_row(r, all[keep[k]], e->time)) : std::nullopt);
+    row.push_back(
+        e ? std::optional(make_row(ev.request(all[keep[k]], r.count), all[keep[k]], e->time))
+          : std::nullopt);
     if (e && (!best || e->time < evals[keep[*best]]->time)) best = k;
   }
   std::string pick;
@@ -123,10 +125,14 @@ std::size_t name_width(const Comparison& c) {
 
 void print_table_header(const Predictor& ev, const Prepared& p, const ModelArgs& m,
                         const Comparison& c) {
-  fmt::print("# collsim compare: {} of {} on {}, {} ranks on {} node{}, {} channels\n",
+  const std::string channels =
+      ev.nccl_channels()
+          ? fmt::format("NCCL's channels for each size (at most {})", p.request.channels)
+          : fmt::format("{} channels", p.request.channels);
+  fmt::print("# collsim compare: {} of {} on {}, {} ranks on {} node{}, {}\n",
              to_string(p.request.collective), to_string(p.request.dtype), p.topo.name(),
              p.request.comm.size(), p.request.comm.node_count(),
-             p.request.comm.node_count() == 1 ? "" : "s", p.request.channels);
+             p.request.comm.node_count() == 1 ? "" : "s", channels);
   fmt::print("# model: {}\n", model_description(ev));
   fmt::print(
       "# time (us) per algorithm and protocol; * = the fastest at that size; - = the "

@@ -41,7 +41,7 @@ void run_predict(const PredictArgs& a) {
   const bool search = p.request.comm.size() <= kAlternativeRanks;
   const std::optional<Choice> alt =
       search ? ev.faster_alternative(p.request.count, ch) : std::nullopt;
-  const Request& r = p.request;
+  const Request r = ev.request(ch.candidate, p.request.count);  // as simulated: its channels
   const ResultRow row = make_row(r, ch.candidate, ch.eval.time);
   if (a.format == "csv") {
     std::cout << csv_header() << "\n" << csv_line(row) << "\n";

@@ -153,7 +153,8 @@ ScaleRow scale_row(const ScaleArgs& a, int nodes, Scaling& s) {
   std::optional<std::size_t> best;
   for (std::size_t j = 0; j < grid.size(); ++j) {
     if (!grid[j]) continue;
-    row.rows[j] = make_row(p.request, ev.candidates()[j], grid[j]->time);
+    row.rows[j] = make_row(ev.request(ev.candidates()[j], p.request.count), ev.candidates()[j],
+                           grid[j]->time);
     if (!best || grid[j]->time < grid[*best]->time) {
       best = j;
       row.detail = grid[j]->detail;

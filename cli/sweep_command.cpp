@@ -50,9 +50,9 @@ class SweepOutput {
 
   void row(std::size_t i, const Choice& c) {
     open();
-    Request r = p_.request;
-    r.count = points_[i].count;
-    const ResultRow row = make_row(r, c.candidate, c.eval.time);
+    // The request as simulated: NCCL's channel count for this size (Predictor::request).
+    const ResultRow row =
+        make_row(ev_.request(c.candidate, points_[i].count), c.candidate, c.eval.time);
     ++rows_;
     if (a_.format == "csv") {
       std::cout << csv_line(row) << "\n" << std::flush;

@@ -96,9 +96,13 @@ NcclTestsTable table_frame(const Predictor& ev, const std::string& command, std:
 }
 
 std::string choice_label(const Predictor& ev, const Choice& c) {
+  // CHANNELS=nccl: each size ran on the channels NCCL launches for it (nccl_launched_channels),
+  // which calibrate and validate derive again when they read the table back.
+  const std::string channels =
+      ev.nccl_channels() ? std::string("nccl") : fmt::format("{}", ev.request().channels);
   std::string s =
       fmt::format("ALGO={} PROTO={} GPUS={} CHANNELS={} MODEL={}", c.candidate.algorithm,
-                  to_string(c.candidate.protocol), ev.request().comm.size(), ev.request().channels,
+                  to_string(c.candidate.protocol), ev.request().comm.size(), channels,
                   std::string(to_string(ev.model())));
   if (c.how != "fixed") s += " SELECT=" + c.how;
   if (!c.nccl_pick.empty()) s += " NCCL=" + c.nccl_pick;

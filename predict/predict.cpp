@@ -123,12 +123,13 @@ bool simulates(Model m) { return m == Model::kMaxMin || m == Model::kContentionF
 
 namespace {
 
-// Why the cluster cannot run `r`'s algorithm ("" when it can): NVLS (a single-node algorithm,
-// AlgorithmInfo::single_node) needs one node whose NVSwitch reduces (sm90+ GPUs on NVSwitch).
+// Why the cluster cannot run `r`'s algorithm ("" when it can): the NVLS family (Family::kNvls)
+// needs NVSwitches that reduce (sm90+ GPUs on NVSwitch), and NVLS alone
+// (AlgorithmInfo::single_node) one node.
 std::string cannot_run(const Request& r, const Topology& topo) {
   const AlgorithmInfo& a = find_algorithm(r.algorithm);
-  if (!a.single_node) return "";
-  if (r.comm.node_count() > 1) {
+  if (a.family != Family::kNvls && !a.single_node) return "";
+  if (a.single_node && r.comm.node_count() > 1) {
     return fmt::format(
         "algorithm \"{}\" runs inside one node's NVLink domain, but the communicator spans {} "
         "nodes",

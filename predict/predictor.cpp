@@ -24,6 +24,10 @@ Request Predictor::request(const Candidate& c, std::uint64_t count) const {
   r.algorithm = c.algorithm;
   r.protocol = c.protocol;
   r.count = count;
+  if (s_.nccl_channels) {
+    r.channels = nccl_launched_channels(r.algorithm, r.protocol, r.comm.size(),
+                                        request_bytes(r).count(), r.channels);
+  }
   return r;
 }
 

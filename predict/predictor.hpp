@@ -34,6 +34,9 @@ struct PredictSetup {
   SelectPolicy select = SelectPolicy::kBest;
   // NCCL's model inputs; required for Model::kNccl and SelectPolicy::kNccl.
   std::optional<NcclModelInput> nccl;
+  // request.channels is NCCL's comm->nChannels (not --channels): each size then runs on the
+  // channels NCCL launches for it (nccl_launched_channels, fewer for small sizes).
+  bool nccl_channels = false;
 };
 
 struct Choice {
@@ -99,6 +102,8 @@ class Predictor {
   const NcclModel* nccl() const { return nccl_ ? &*nccl_ : nullptr; }
   const Topology& topology() const { return s_.topo; }
   const Request& request() const { return s_.request; }
+  // Whether request().channels is NCCL's comm->nChannels, each size then running on fewer.
+  bool nccl_channels() const { return s_.nccl_channels; }
   const AlgoChoice& allowed() const { return s_.allowed; }
   const CostParams& costs() const { return s_.costs; }
   Model model() const { return s_.model; }

@@ -101,5 +101,6 @@ Schedule make_rhd(const Request& r);
 Schedule make_direct(const Request& r);
 Schedule make_binomial(const Request& r);
 Schedule make_nvls(const Request& r);
+Schedule make_nvls_tree(const Request& r);
 
 }  // namespace collsim::detail

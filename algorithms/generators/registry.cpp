@@ -80,9 +80,18 @@ std::vector<AlgorithmInfo> build_table() {
        {Protocol::kSimple},  // NCCL runs NVLS with Simple only (enqueue.cc, tuning.cc)
        &detail::make_nvls,
        &closed_form::nvls,
-       Family::kOther,
+       Family::kNvls,
        false,
        true},
+      {"nvls_tree",
+       "NVLink SHARP in each node, a tree between the nodes (NCCL's NVLSTree AllReduce)",
+       {C::kAllReduce},
+       {Protocol::kSimple},  // NVLS family: Simple only, as NCCL
+       &detail::make_nvls_tree,
+       &closed_form::nvls_tree,
+       Family::kNvls,
+       true,
+       false},
   };
 }
 

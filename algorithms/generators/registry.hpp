@@ -23,7 +23,8 @@ namespace collsim {
 
 // The NCCL kernel family an algorithm's schedule belongs to: what its trace's kernel is named
 // after and, for rings, NCCL's step chunking of Simple (request.cpp).
-enum class Family { kRing, kTree, kOther };
+// kNvls: the switch reduces (NVLS, NVLSTree), with NCCL's NVLS chunking (request.cpp).
+enum class Family { kRing, kTree, kNvls, kOther };
 
 // Everything collsim knows of an algorithm, so that no code elsewhere compares its name.
 struct AlgorithmInfo {

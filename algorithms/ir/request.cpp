@@ -42,9 +42,69 @@ Chunking default_chunking(std::string_view algorithm, Collective c, Protocol p, 
   return k;
 }
 
+namespace {
+
+// NCCL's Tree with LL128 shrinks its chunk until every channel has enough chunks in flight to
+// fill the tree's pipeline (`src/enqueue.cc` calcCollChunking, the NCCL_ALGO_TREE /
+// NCCL_PROTO_LL128 branch, unchanged from 2.12 to 2.29): with nsteps = 1 + log2(nodes) +
+// 0.1 x ranks-per-node, the 576000-byte chunk halves while bytes / (channels x chunk) <
+// nsteps x 64 / ppn (down to 131072 B), then while < nsteps x 16 / ppn (down to 32768 B),
+// and is rounded down to LL128's grain (a warp's 32 x 8 lines of 120 data bytes: 1920 B).
+// Without it a 16 MiB tree AllReduce on 4 nodes moved each channel's data as one piece, store
+// and forward down a 20-hop tree, and was predicted 2.5x slower than measured.
+std::uint64_t tree_ll128_chunk(const Request& r, std::uint64_t chunk) {
+  const int nodes = std::max(1, r.comm.node_count());
+  const double ppn = static_cast<double>(r.comm.size()) / nodes;
+  int log2_nodes = 0;
+  while ((2 << log2_nodes) <= nodes) ++log2_nodes;
+  const double nsteps = 1 + log2_nodes + 0.1 * ppn;
+  const std::uint64_t bytes = request_bytes(r).count();
+  const std::uint64_t channels = static_cast<std::uint64_t>(std::max(1, r.channels));
+  auto chunks = [&] { return static_cast<double>(bytes / (channels * chunk)); };
+  while (chunks() < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
+  while (chunks() < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
+  constexpr std::uint64_t kGrain = 1920;
+  return std::max(kGrain, chunk / kGrain * kGrain);
+}
+
+// NVLS and NVLSTree cut finer than Simple's 512 KiB slot (`src/enqueue.cc` calcCollChunking):
+// at most NCCL_NVLS_CHUNKSIZE (128 KiB), 64 KiB for NVLSTree on 4 nodes or more, and smaller
+// while the size gives each of the channels x heads concurrent operations few chunks.
+std::uint64_t nvls_chunk(const Request& r, std::uint64_t chunk, bool tree) {
+  const std::uint64_t bytes = request_bytes(r).count();
+  const int nodes = std::max(1, r.comm.node_count());
+  const std::uint64_t heads = static_cast<std::uint64_t>(std::max(1, r.comm.size() / nodes));
+  const std::uint64_t ops = static_cast<std::uint64_t>(std::max(1, r.channels)) * heads;
+  chunk = std::min<std::uint64_t>(chunk, 131072);
+  auto below = [&](std::uint64_t times, std::uint64_t above, std::uint64_t to) {
+    if (bytes < times * ops * chunk && chunk > above) chunk = to;
+  };
+  if (tree) {
+    if (nodes >= 4) chunk = std::min<std::uint64_t>(chunk, 65536);
+    below(32, 262144, 262144);
+    below(16, 131072, 131072);
+    below(4, 65536, 65536);
+    below(1, 32768, 32768);
+  } else {
+    below(64, 65536, 65536);
+    below(8, 32768, 32768);
+    below(2, 16384, 16384);
+  }
+  return chunk;
+}
+
+}  // namespace
+
 Chunking chunking(const Request& r) {
   Chunking k = default_chunking(r.algorithm, r.collective, r.protocol, r.dtype);
   const std::uint64_t e = element_size(r.dtype);
+  const AlgorithmInfo* a = find_algorithm_or_null(r.algorithm);
+  if (a != nullptr && a->family == Family::kTree && r.protocol == Protocol::kLL128) {
+    k.chunk_bytes = std::max(e, tree_ll128_chunk(r, k.chunk_bytes) / e * e);
+  }
+  if (a != nullptr && a->family == Family::kNvls && r.protocol == Protocol::kSimple) {
+    k.chunk_bytes = std::max(e, nvls_chunk(r, k.chunk_bytes, !a->single_node) / e * e);
+  }
   if (r.chunk_bytes != 0) k.chunk_bytes = std::max(e, r.chunk_bytes / e * e);
   if (r.slices > 0) k.slices = r.slices;
   return k;

@@ -425,13 +425,46 @@ Estimate nvls(const EstimateRequest& q) {
                : transfer_time(Bytes(b), Bandwidth::bytes_per_second(per_port / channels));
   };
   // A channel's part is cut into p blocks (AllReduce: the part split p ways; RS / AG: rank b's
-  // block), each pipelined in FIFO pieces.
+  // block), each pipelined in pieces of NVLS's chunk (request.cpp), at most a FIFO slot.
   const u64 block = q.collective == Collective::kAllReduce ? ceil_div(s.len, p) : s.len;
-  const u64 piece = std::max<u64>(1, std::min(s.cut.piece, block));
+  const u64 slice = std::max<u64>(1, s.cut.chunk / static_cast<u64>(s.cut.slices));
+  const u64 piece = std::max<u64>(1, std::min({s.cut.piece, slice, block}));
   const Time tau0 = s.intra.tau(piece);
   const Time t = s.intra.alpha() * 2 + tau0 + (reduced > 0 ? reduce(piece) : Time()) +
                  std::max({s.intra.tau(up), s.intra.tau(down), reduce(reduced)});
   return {t, "nvls: 2α + τ0 + ρ0 + max(τ(up), τ(down), ρ(reduced)) through the switch", false};
+}
+
+Estimate nvls_tree(const EstimateRequest& q) {
+  // nvls inside each node, a tree of the nodes for each of the g blocks (nvls_tree.cpp): the
+  // GPUs stream n through their switch as in nvls, a head also carries its block (n / g) to and
+  // from the switch, and each head's NIC carries its block once each way with two nodes, about
+  // twice with more (an interior node of one tree takes two children's sums and sends two
+  // totals; the trees alternate by channel). The pipeline fills through 2 intra hops and the
+  // switch, then 2 x height network hops.
+  const Shape s = shape_of(q);
+  const int nodes = std::max(1, q.nodes);
+  const u64 g = static_cast<u64>(std::max(1, s.p / nodes));
+  const u64 block = ceil_div(s.len, g);
+  const u64 slice = std::max<u64>(1, s.cut.chunk / static_cast<u64>(s.cut.slices));
+  const u64 piece = std::max<u64>(1, std::min({s.cut.piece, slice, block}));
+  int height = 0;
+  while ((1 << height) < nodes) ++height;
+  const double per_port = q.cost.nvls_bandwidth.bytes_per_second();
+  const double channels = std::max(1, q.channels);
+  const auto reduce = [&](u64 b) {
+    return b == 0 || per_port <= 0
+               ? Time()
+               : transfer_time(Bytes(b), Bandwidth::bytes_per_second(per_port / channels));
+  };
+  const u64 network = nodes > 1 ? block * (nodes > 2 ? 2 : 1) : 0;
+  const Time fill = s.intra.alpha() * 4 + s.intra.tau(piece) * 2 + reduce(piece) +
+                    (s.inter.alpha() + s.inter.tau(piece)) * (2 * height);
+  const Time t = fill + std::max({s.intra.tau(s.len + block), reduce(s.len), s.inter.tau(network)});
+  return {t,
+          "nvls_tree: fill + max(τ(n + n/g), ρ(n), τ_net(block x (1 or 2))) through switch and "
+          "tree",
+          false};
 }
 
 }  // namespace closed_form

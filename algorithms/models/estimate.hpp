@@ -95,6 +95,7 @@ Estimate rhd(const EstimateRequest& q);
 Estimate direct(const EstimateRequest& q);
 Estimate binomial(const EstimateRequest& q);
 Estimate nvls(const EstimateRequest& q);
+Estimate nvls_tree(const EstimateRequest& q);
 }  // namespace closed_form
 
 }  // namespace collsim

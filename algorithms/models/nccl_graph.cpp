@@ -114,11 +114,19 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   in.ring = ring;
   in.tree = ring;  // the tree search is forced to the ring's channel count (§1.7)
 
-  if (nvswitch && in.sm >= 90 && in.nodes == 1 && ppn >= 2) {
+  // NVLS needs a reducing NVSwitch (gen 3+, sm90+). One channel per NVLS head, every GPU a
+  // head; across nodes (NVLSTree) each head drives the network for its share through its own NIC,
+  // so there are as many heads as the node has NICs, at most one per GPU, and the inter-node
+  // speed is the NIC's (`src/graph/search.cc` NVLS pattern, `src/transport/nvls.cc`).
+  if (nvswitch && in.sm >= 90 && ppn >= 2) {
     NcclGraph nvls;
     nvls.channels = ppn;
     nvls.bw_intra = fastest_fitting(intra_speeds(in.sm), capacity / (ppn + 1));
     nvls.bw_inter = intra_speeds(in.sm).front();
+    if (in.nodes > 1) {
+      nvls.channels = std::max(1, std::min(ppn, ring.channels));
+      nvls.bw_inter = ring.bw_inter;
+    }
     in.nvls = nvls;
   }
   in.runtime_channels = 2 * ring.channels;

@@ -167,7 +167,10 @@ TEST(NcclModel, GraphsFromTopologyMatchNcclLogs) {
   const NcclModelInput multi = graphs("h100-2node-ib");  // one channel per 400G NIC
   EXPECT_EQ(multi.ring->channels, 8);
   EXPECT_EQ(multi.ring->bw_inter, 48.0);
-  EXPECT_FALSE(multi.nvls.has_value());
+  // NVLSTree: one NVLS head per GPU, each with its own NIC, at the NIC's speed.
+  ASSERT_TRUE(multi.nvls.has_value());
+  EXPECT_EQ(multi.nvls->channels, 8);
+  EXPECT_EQ(multi.nvls->bw_inter, 48.0);
   const NcclModelInput pcie = graphs("pcie-2gpu");  // Gen3 x16 = 12 GB/s in NCCL's terms
   EXPECT_EQ(pcie.ring->channels, 1);
   EXPECT_EQ(pcie.ring->bw_intra, 12.0);

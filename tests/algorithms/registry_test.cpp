@@ -19,9 +19,10 @@ std::string error_of(const Request& r) {
 TEST(Registry, UnknownAlgorithmSuggestsTheNearest) {
   Request r;
   r.algorithm = "rign";
-  EXPECT_EQ(error_of(r),
-            "unknown algorithm \"rign\": expected one of ring, bintree, dbtree, ring2d, rhd, direct, "
-            "binomial, nvls; did you mean \"ring\"?");
+  EXPECT_EQ(
+      error_of(r),
+      "unknown algorithm \"rign\": expected one of ring, bintree, dbtree, ring2d, rhd, direct, "
+      "binomial, nvls, nvls_tree; did you mean \"ring\"?");
 }
 
 TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
@@ -34,7 +35,7 @@ TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
   r.algorithm = "direct";
   EXPECT_EQ(error_of(r),
             "algorithm \"direct\" does not implement allreduce; algorithms that do: ring, bintree, "
-            "dbtree, ring2d, rhd, nvls");
+            "dbtree, ring2d, rhd, nvls, nvls_tree");
 }
 
 TEST(Registry, AutoIsResolvedElsewhere) {
@@ -42,7 +43,7 @@ TEST(Registry, AutoIsResolvedElsewhere) {
   r.algorithm = "auto";
   EXPECT_EQ(error_of(r),
             "algorithm \"auto\" must be resolved by the selector before planning; name one of "
-            "ring, bintree, dbtree, ring2d, rhd, direct, binomial, nvls");
+            "ring, bintree, dbtree, ring2d, rhd, direct, binomial, nvls, nvls_tree");
 }
 
 TEST(Registry, RequestChecks) {
@@ -93,6 +94,9 @@ TEST(Registry, ListMatrix) {
             "ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 ll ll128 "
             "simple   -\n"
             "nvls       simple            simple            simple            -                 "
+            "-                 -                 -                 -                 -            "
+            "     -\n"
+            "nvls_tree  simple            -                 -                 -                 "
             "-                 -                 -                 -                 -            "
             "     -\n");
   const std::string a2a = format_algorithm_matrix(Collective::kAllToAll);

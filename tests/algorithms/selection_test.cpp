@@ -92,7 +92,7 @@ TEST(Selection, BadListsAreErrors) {
   EXPECT_EQ(
       error_of("ring,trea", "auto"),
       "--algo: unknown algorithm \"trea\": expected one of ring, bintree, dbtree, ring2d, rhd, "
-      "direct, binomial, nvls, collnet_direct, collnet_chain, nvls_tree, pat, "
+      "direct, binomial, nvls, nvls_tree, collnet_direct, collnet_chain, pat, "
       "tree, collnetdirect, collnetchain, nvlstree; did you mean \"tree\"?");
   EXPECT_EQ(error_of("ring,,tree", "auto"), "--algo: empty name in \"ring,,tree\"");
   EXPECT_EQ(error_of("auto", "^ll,ll128,simple"),
@@ -118,12 +118,13 @@ TEST(Selection, CandidatesOfACollective) {
                  "algorithm \"ring\" does not implement alltoall; algorithms that do: direct");
   }
   try {
-    candidates(Collective::kAllReduce, parse_algo_choice("nvls_tree", "auto"), false);
+    candidates(Collective::kAllReduce, parse_algo_choice("collnet_direct", "auto"), false);
     FAIL();
   } catch (const RequestError& e) {
-    EXPECT_STREQ(e.what(),
-                 "algorithm \"nvls_tree\" is NCCL's; collsim does not simulate it yet (--model nccl "
-                 "costs it)");
+    EXPECT_STREQ(
+        e.what(),
+        "algorithm \"collnet_direct\" is NCCL's; collsim does not simulate it yet (--model nccl "
+        "costs it)");
   }
 }
 
@@ -216,6 +217,26 @@ TEST(Selection, Policies) {
   EXPECT_EQ(parse_select_policy("best"), SelectPolicy::kBest);
   EXPECT_EQ(parse_select_policy("nccl"), SelectPolicy::kNccl);
   EXPECT_THROW(parse_select_policy("fast"), RequestError);
+}
+
+// NCCL launches fewer channels than comm->nChannels while a size cannot give each thread its
+// share (enqueue.cc topoGetAlgoInfo); the counts are worked by hand from its thresholds.
+TEST(Selection, NcclLaunchesFewerChannelsForSmallSizes) {
+  // Ring LL on 8 ranks: 512 threads x 8 B x 8 ranks = 32 KiB per channel.
+  EXPECT_EQ(nccl_launched_channels("ring", Protocol::kLL, 8, 64, 24), 1);
+  EXPECT_EQ(nccl_launched_channels("ring", Protocol::kLL, 8, 256 << 10, 24), 8);
+  EXPECT_EQ(nccl_launched_channels("ring", Protocol::kLL, 8, 1 << 20, 24), 24);
+  // Tree LL: 4 KiB per channel, whatever the rank count; LL128: 640 x 8 = 5 KiB.
+  EXPECT_EQ(nccl_launched_channels("dbtree", Protocol::kLL, 32, 8192, 16), 2);
+  EXPECT_EQ(nccl_launched_channels("dbtree", Protocol::kLL128, 32, 5120 * 3, 16), 3);
+  // Simple: 512 x 64 B = 32 KiB per channel.
+  EXPECT_EQ(nccl_launched_channels("ring", Protocol::kSimple, 8, 4 << 20, 64), 64);
+  EXPECT_EQ(nccl_launched_channels("ring", Protocol::kSimple, 8, 65536, 64), 2);
+  // NCCL_MIN_CTAS is a floor; collsim's own algorithms keep their count; NVLS runs on 16.
+  EXPECT_EQ(nccl_launched_channels("ring", Protocol::kLL, 8, 64, 24, 4), 4);
+  EXPECT_EQ(nccl_launched_channels("bintree", Protocol::kLL, 8, 64, 24), 24);
+  EXPECT_EQ(nccl_launched_channels("nvls", Protocol::kSimple, 8, 64, 24), 16);
+  EXPECT_EQ(nccl_launched_channels("nvls_tree", Protocol::kSimple, 16, 1 << 30, 16), 16);
 }
 
 }  // namespace

@@ -75,6 +75,35 @@ TEST(Types, DefaultChunkingFollowsNccl) {
             576000u);
 }
 
+// NCCL's Tree with LL128 shrinks its chunk so that each channel has enough chunks in flight for
+// the tree's depth (enqueue.cc calcCollChunking); the values are worked by hand from NCCL's rule
+// for 4 nodes x 8 GPUs on 16 channels (nsteps = 1 + 2 + 0.8 = 3.8).
+TEST(Types, TreeLl128ChunksShrinkForTheTreesPipeline) {
+  Request r;
+  r.collective = Collective::kAllReduce;
+  r.algorithm = "dbtree";
+  r.protocol = Protocol::kLL128;
+  r.comm = Communicator::grid(4, 8);
+  r.channels = 16;
+  auto chunk_of = [&](Bytes size) {
+    r.count = count_for_bytes(r.collective, size, r.dtype, r.comm.size());
+    return chunking(r).chunk_bytes;
+  };
+  // 1 GiB: 116 chunks per channel already, the full 576000 B.
+  EXPECT_EQ(chunk_of(GiB(1)), 576000u);
+  // 16 MiB: halved three times to 72000 (14 chunks per channel >= 7.6), then to LL128's
+  // 1920-byte grain.
+  EXPECT_EQ(chunk_of(MiB(16)), 71040u);
+  // 256 KiB: down to 18000 B (the second loop stops once the chunk is 32768 B or less).
+  EXPECT_EQ(chunk_of(KiB(256)), 17280u);
+  // An explicit --chunk wins; a ring keeps its slot.
+  r.chunk_bytes = 8192;
+  EXPECT_EQ(chunk_of(MiB(16)), 8192u);
+  r.chunk_bytes = 0;
+  r.algorithm = "ring";
+  EXPECT_EQ(chunk_of(MiB(16)), 576000u);
+}
+
 // docs/cli.md: --bytes is nccl-tests' size; per-rank blocks for AllGather, ReduceScatter, AllToAll.
 TEST(Types, SizesFollowNcclTests) {
   EXPECT_EQ(count_for_bytes(Collective::kAllReduce, MiB(1), DataType::kF32, 8), 262144u);

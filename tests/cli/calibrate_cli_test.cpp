@@ -67,13 +67,18 @@ TEST(CalibrateCli, WritesAnOverlayThatCostsLoads) {
 // of both clusters, recorded in the overlay's command.
 TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
   const std::string overlay = ::testing::TempDir() + "joint.yaml";
+  // Two H100 tables of different step counts (AllGather: 3 ring steps, AllReduce: 6): with one
+  // alone, the launch and the NVLink hop latency move its rows alike and neither is determined.
   const std::string h100 = kData + "h100x4_1node_allgather_waynehacking8.txt";
+  const std::string h100_ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
   const auto c = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
-                             " --also dgx-h100=" + h100 + " --max-bytes 1M -o " + overlay);
+                             " --also dgx-h100=" + h100 + " --also dgx-h100=" + h100_ar +
+                             " --max-bytes 1M -o " + overlay);
   ASSERT_EQ(c.status, 0) << c.err;
   std::ifstream in(overlay);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find(" --also dgx-h100=" + h100 + " --max-bytes 1M"), std::string::npos) << text;
+  EXPECT_NE(text.find(" --also dgx-h100=" + h100_ar + " --max-bytes 1M"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("    - " + h100), std::string::npos) << "both clusters' files are listed";
   // The LL launch is one value for both: the rows of both determine it.
   const auto at = text.find("- path: protocols.ll.launch");

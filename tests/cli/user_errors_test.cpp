@@ -19,8 +19,9 @@ TEST(UserErrors, OneLineAndExitOne) {
        "mean \"allreduce\"?\n"},
       {"compare dgx-h100 --op alltoall --algo ring",
        "collsim: algorithm \"ring\" does not implement alltoall; algorithms that do: direct\n"},
-      {"predict dgx-h100 --op allreduce --bytes 1M --algo nvls_tree",
-       "collsim: algorithm \"nvls_tree\" is NCCL's; collsim does not simulate it yet (--model nccl "
+      {"predict dgx-h100 --op allreduce --bytes 1M --algo collnet_direct",
+       "collsim: algorithm \"collnet_direct\" is NCCL's; collsim does not simulate it yet (--model "
+       "nccl "
        "costs it)\n"},
       {"predict dgx-h100 --op allreduce --bytes 0",
        "collsim: --bytes 0: no element to move; allreduce of f32 needs at least 4 B\n"},

@@ -10,6 +10,7 @@
 
 #include "algorithms/generators/registry.hpp"
 #include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/selection.hpp"
 #include "predict/predict.hpp"
 #include "topology/loader.hpp"
 
@@ -29,7 +30,8 @@ std::map<int, std::set<std::string>> busy_nics(const Topology& topo, const Resul
 }
 
 // Every NIC of every node carries traffic of each algorithm at NCCL's channel count.
-void expect_every_nic_busy(const std::string& preset, int nodes, std::size_t nics_per_node) {
+void expect_every_nic_busy(const std::string& preset, int nodes, std::size_t nics_per_node,
+                           const std::vector<std::string>& algos) {
   LoadOptions o;
   o.nodes = nodes;
   const Topology topo = load_topology(preset, o);
@@ -40,12 +42,14 @@ void expect_every_nic_busy(const std::string& preset, int nodes, std::size_t nic
   for (const Device& d : topo.devices()) nics += d.kind == DeviceKind::kNic && d.node == 0;
   ASSERT_EQ(nics, nics_per_node);
   ASSERT_GE(static_cast<std::size_t>(channels), nics_per_node);
-  for (const std::string algo : {"ring", "dbtree", "ring2d"}) {
+  for (const std::string& algo : algos) {
     Request r;
     r.collective = Collective::kAllReduce;
     r.algorithm = algo;
     r.protocol = Protocol::kSimple;
     r.channels = channels;
+    r.channels =
+        nccl_launched_channels(algo, r.protocol, comm.size(), std::uint64_t{64} << 20, channels);
     r.comm = comm;
     r.count = count_for_bytes(r.collective, Bytes(std::uint64_t{64} << 20), r.dtype, comm.size());
     Result res;
@@ -62,12 +66,13 @@ void expect_every_nic_busy(const std::string& preset, int nodes, std::size_t nic
 }
 
 TEST(ChannelsOnNics, EveryNicOfARailNodeCarriesEveryMultiNodeAlgorithm) {
-  expect_every_nic_busy("h100-16node-ib", 4, 8);  // one NIC per GPU
+  // One NIC per GPU. NVLSTree: each GPU heads one NVLS block and drives it through its own NIC.
+  expect_every_nic_busy("h100-16node-ib", 4, 8, {"ring", "dbtree", "ring2d", "nvls_tree"});
 }
 
 TEST(ChannelsOnNics, AGpuWithTwoNicsUsesBoth) {
   // OCI BM.GPU4.8: 16 x 100G RoCE for 8 GPUs; NCCL spreads each GPU's channels over its two.
-  expect_every_nic_busy("a100-2node-roce", 2, 16);
+  expect_every_nic_busy("a100-2node-roce", 2, 16, {"ring", "dbtree", "ring2d"});
 }
 
 }  // namespace

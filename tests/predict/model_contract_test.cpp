@@ -75,8 +75,8 @@ TEST(ModelContract, ExactClosedFormsEqualTheContentionFreeSimulation) {
               if (r.count == 0) continue;
               std::string why;
               const auto cf = predict(r, cl.topo, cl.costs, Model::kClosedForm, {}, &why);
-              if (!cf.has_value()) {  // hardware that cannot run it: nvls without a reducing switch
-                EXPECT_EQ(a.name, "nvls") << preset << ": " << why;
+              if (!cf.has_value()) {  // hardware that cannot run it: NVLS without a reducing switch
+                EXPECT_EQ(a.family, Family::kNvls) << a.name << " on " << preset << ": " << why;
                 continue;
               }
               if (!cf->exact) continue;
@@ -129,7 +129,7 @@ TEST_F(OverlayTest, EveryCollsimModelHonoursACostsOverlayAndNcclsDoesNot) {
 
 // nvls's form is approximate (estimate.cpp): it must still track the simulation of the switch
 // within 3 % from launch-bound to bandwidth-bound sizes, for each collective it runs (measured
-// 2026-11-24: at most 2.0 %, from counting one route latency too many).
+// 2026-11-24: at most 1.7 %, from counting one route latency too many).
 TEST(ModelContract, NvlsClosedFormTracksTheSimulatedSwitch) {
   const Cluster cl = load("dgx-h100");
   const int channels = nccl_channels(cl.topo);
@@ -180,7 +180,7 @@ TEST(ModelContract, NamesRoundTripAndUnknownNamesAreErrors) {
 
 TEST(ModelContract, NcclOnlyAlgorithmsSaySoUnderCollsimsModels) {
   const Cluster cl = load("dgx-h100");
-  const Request r = request(cl.topo, Collective::kAllReduce, "nvls_tree", Protocol::kSimple,
+  const Request r = request(cl.topo, Collective::kAllReduce, "collnet_direct", Protocol::kSimple,
                             std::uint64_t{1} << 20, 16);
   std::string why;
   EXPECT_FALSE(predict(r, cl.topo, cl.costs, Model::kMaxMin, {}, &why));

@@ -1,0 +1,234 @@
+// `nvls_tree`: NCCL's NVLSTree AllReduce, NVLink SHARP inside each node and a tree between the
+// nodes (`src/device/all_reduce.h` runTreeSplit for NVLS_TREE, `src/graph/connect.cc`
+// connectNvls; docs/theory.md §1.8). What NCCL runs for a multi-node AllReduce on NVSwitch gen 3+
+// nodes without CollNet, and how it beats a ring over the same NICs: each node's switch reduces
+// the node's data, so only one copy of it crosses the network, up and down a tree whose members
+// are the nodes.
+//
+// Actors: the ranks, then one switch per node (actor ranks + k is node k's NVSwitch). Each NCCL
+// channel's part of the vector is cut into g blocks (g ranks per node); block b belongs to the
+// node's local rank b, its head, which drives the network for it (on its own NIC, as NCCL gives
+// each NVLS head its own NIC). Block b of channel c runs over the nodes on NCCL's binary tree
+// when b + c is even and on the complementary tree when odd, so that every head is interior in
+// one tree and a leaf in the other about equally often (the double binary tree's balance,
+// docs/nccl-model.md §2.2).
+// IR channels of NCCL channel c, W = 1 + 3g of them, at c x W +
+//   0          up:        every GPU sends every block to its switch, which reduces them
+//   1 + b      tree up:   the switch hands block b to its head; the head reduces its child
+//                         heads' partial sums into it and sends the sum to its parent head
+//   1 + g + b  tree down: the head receives the total from its parent (the root has it),
+//                         passes it to its child heads and gives it to its switch
+//   1 + 2g + m multicast: the switch sends every block to member m, piece by piece in turn
+// A lane per head and per member, because a stream's sends leave one after another: one lane for
+// all heads would let one NIC work at a time, one for all members would multicast serially.
+// Pieces are the protocol's slice (NVLS runs Simple only). The switch hands piece k of block b to
+// the head once it has reduced it, multicasts piece k once the head has returned it, and a root
+// head starts down with piece k once its up is done with it (cross-channel dependencies).
+// On one node there is no tree: the head returns the switch's sum, as nvls but for one more
+// hop. The reduction's post-op (avg) runs once, at the last reduction of the whole sum: the root
+// head's last child, or on one node the switch's last member.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "algorithms/generators/group_source.hpp"
+#include "topology/error.hpp"
+
+namespace collsim::detail {
+
+namespace {
+
+class NvlsTreeSource final : public GroupSource {
+ public:
+  explicit NvlsTreeSource(Request r)
+      : GroupSource(std::move(r)),
+        nodes_(req_.comm.node_count()),
+        g_(static_cast<int>(req_.comm.ranks_of_node(0).size())) {}
+
+  std::uint64_t buffer_bytes(int rank, BufferKind buffer) const override {
+    if (rank < n_) return GeneratedSource::buffer_bytes(rank, buffer);
+    return buffer == BufferKind::kScratch ? 2 * bytes(req_.count) : 0;
+  }
+
+  void groups(int r, int ir_channel, std::vector<Group>& out) const override {
+    const int c = ir_channel / width();
+    const int lane = ir_channel % width();
+    const std::uint64_t piece = piece_bytes();
+    const bool is_switch = r >= n_;
+    const int node = is_switch ? r - n_ : req_.comm.node_of(r);
+    const int sw = n_ + node;
+    if (lane == 0) {
+      // Every block piece by piece in turn, as NCCL's NVLS loop steps through its heads.
+      std::vector<Op> t;
+      for (int b = 0; b < g_; ++b) {
+        const Span blk = block(c, b);
+        if (blk.length == 0) continue;
+        const std::uint64_t off = bytes(blk.offset), len = bytes(blk.length);
+        if (is_switch) {
+          for (Op& o : switch_up(node, off, len)) t.push_back(o);
+        } else {
+          t.push_back(ops::send(sw, ops::in(off), len));
+        }
+      }
+      if (!t.empty()) out.push_back(pipeline(std::move(t), piece));
+      return;
+    }
+    if (lane <= 2 * g_) {
+      const bool up = lane <= g_;
+      const int b = up ? lane - 1 : lane - 1 - g_;
+      const Span blk = block(c, b);
+      if (blk.length == 0) return;
+      const std::uint64_t off = bytes(blk.offset), len = bytes(blk.length);
+      const int h = head(node, b);
+      if (is_switch) {
+        out.push_back(pipeline({up ? ops::send(h, ops::scratch(off), len)
+                                   : ops::recv(h, ops::scratch(down(off)), len)},
+                               piece));
+      } else if (r == h) {
+        out.push_back(
+            pipeline(up ? head_up(node, b, c, off, len) : head_down(node, b, c, off, len), piece));
+      }
+      return;
+    }
+    const int m = lane - 1 - 2 * g_;
+    if (!is_switch && req_.comm.local_rank(r) != m) return;
+    std::vector<Op> t;
+    for (int b = 0; b < g_; ++b) {
+      const Span blk = block(c, b);
+      if (blk.length == 0) continue;
+      const std::uint64_t off = bytes(blk.offset), len = bytes(blk.length);
+      t.push_back(is_switch ? ops::send(head(node, m), ops::scratch(down(off)), len)
+                            : ops::recv(sw, ops::out(off), len));
+    }
+    if (!t.empty()) out.push_back(pipeline(std::move(t), piece));
+  }
+
+  std::vector<Dependency> dependencies(int rank) const override {
+    std::vector<Dependency> deps;
+    const std::uint64_t piece = piece_bytes();
+    auto pieces_of = [&](const Span& blk) {
+      return std::max<std::uint64_t>(1, ceil_div(bytes(blk.length), piece));
+    };
+    if (rank >= n_) {
+      for (int c = 0; c < channels_; ++c) {
+        const int base = c * width();
+        std::vector<int> present;  // the channel's non-empty blocks, in order
+        std::uint64_t most = 0;
+        for (int b = 0; b < g_; ++b) {
+          if (block(c, b).length == 0) continue;
+          present.push_back(b);
+          most = std::max(most, pieces_of(block(c, b)));
+        }
+        // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
+        // g ops per block and piece, the blocks in turn).
+        const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);
+        for (std::size_t j = 0; j < present.size(); ++j) {
+          const int b = present[j];
+          for (std::uint64_t k = 0; k < pieces_of(block(c, b)); ++k) {
+            deps.push_back({base + 1 + b, k, base, k * up_per_piece + (j + 1) * g_ - 1});
+          }
+        }
+        const std::uint64_t per_piece = present.size();
+        for (int m = 0; m < g_; ++m) {
+          for (std::uint64_t k = 0; k < most; ++k) {
+            for (std::size_t j = 0; j < present.size(); ++j) {
+              const int b = present[j];
+              if (k >= pieces_of(block(c, b))) continue;  // an empty piece: nothing to wait for
+              deps.push_back({base + 1 + 2 * g_ + m, k * per_piece + j, base + 1 + g_ + b, k});
+            }
+          }
+        }
+      }
+      return deps;
+    }
+    // A root head starts down with piece k once its up has the sum of piece k.
+    const int node = req_.comm.node_of(rank);
+    const int b = req_.comm.local_rank(rank);
+    for (int c = 0; c < channels_; ++c) {
+      const Span blk = block(c, b);
+      if (blk.length == 0 || tree(node, b, c).parent >= 0) continue;
+      const std::uint64_t u = head_up(node, b, c, 0, 0).size();
+      const std::uint64_t w = head_down(node, b, c, 0, 0).size();
+      for (std::uint64_t k = 0; k < pieces_of(blk); ++k) {
+        deps.push_back({c * width() + 1 + g_ + b, k * w, c * width() + 1 + b, k * u + u - 1});
+      }
+    }
+    return deps;
+  }
+
+ protected:
+  // Up sums in the first half, the totals coming down in the second.
+  std::uint64_t scratch_elems(int /*rank*/) const override { return 2 * req_.count; }
+
+ private:
+  int width() const { return 1 + 3 * g_; }
+  std::uint64_t down(std::uint64_t off) const { return bytes(req_.count) + off; }
+  int head(int node, int b) const {
+    return req_.comm.ranks_of_node(node)[static_cast<std::size_t>(b)];
+  }
+  // Block b of channel c's part of the vector, in elements.
+  Span block(int c, int b) const {
+    const Span part = channel_span(c);
+    const Span s = split(part.length, static_cast<std::uint64_t>(g_), b);
+    return {part.offset + s.offset, s.length};
+  }
+  // The tree block b of channel c runs over, as node indices.
+  TreeLinks tree(int node, int b, int c) const {
+    return (b + c) % 2 == 0 ? btree(nodes_, node) : dtree(nodes_, node);
+  }
+  // The switch receives the block from each member of its node, reducing. On one node this is
+  // the whole sum, and its last reduction applies the post-op.
+  std::vector<Op> switch_up(int node, std::uint64_t off, std::uint64_t len) const {
+    const BufferRef acc = ops::scratch(off);
+    std::vector<Op> v = {ops::recv(head(node, 0), acc, len)};
+    for (int m = 1; m < g_; ++m) {
+      v.push_back(ops::recv_reduce(head(node, m), acc, len, nodes_ == 1 && m == g_ - 1));
+    }
+    return v;
+  }
+  std::vector<Op> head_up(int node, int b, int c, std::uint64_t off, std::uint64_t len) const {
+    const TreeLinks t = tree(node, b, c);
+    const BufferRef acc = ops::scratch(off);
+    std::vector<Op> v = {ops::recv(n_ + node, acc, len)};
+    for (std::size_t i = 0; i < t.children.size(); ++i) {
+      const bool last = t.parent < 0 && i + 1 == t.children.size();
+      v.push_back(ops::recv_reduce(head(t.children[i], b), acc, len, last));
+    }
+    if (t.parent >= 0) v.push_back(ops::send(head(t.parent, b), acc, len));
+    return v;
+  }
+  // The total comes down into the second half of the scratch (the first still holds the up
+  // sum, which the root sends from).
+  std::vector<Op> head_down(int node, int b, int c, std::uint64_t off, std::uint64_t len) const {
+    const TreeLinks t = tree(node, b, c);
+    const BufferRef acc = ops::scratch(t.parent >= 0 ? down(off) : off);
+    std::vector<Op> v;
+    if (t.parent >= 0) v.push_back(ops::recv(head(t.parent, b), acc, len));
+    for (int child : t.children) v.push_back(ops::send(head(child, b), acc, len));
+    v.push_back(ops::send(n_ + node, acc, len));
+    return v;
+  }
+
+  int nodes_;
+  int g_;  // ranks per node
+};
+
+}  // namespace
+
+Schedule make_nvls_tree(const Request& r) {
+  const int nodes = r.comm.node_count();
+  const std::size_t g = r.comm.ranks_of_node(0).size();
+  for (int k = 1; k < nodes; ++k) {
+    if (r.comm.ranks_of_node(k).size() != g) {
+      throw RequestError(fmt::format(
+          "algorithm \"nvls_tree\" needs the same number of ranks on every node (node 0 has {}, "
+          "node {} has {}): block b of every node meets on the tree of local rank b",
+          g, k, r.comm.ranks_of_node(k).size()));
+    }
+  }
+  ScheduleInfo info = make_info(r, (1 + 3 * static_cast<int>(g)) * r.channels);
+  for (int k = 0; k < nodes; ++k) info.switch_anchor.push_back(r.comm.ranks_of_node(k)[0]);
+  return Schedule(std::move(info), std::make_shared<NvlsTreeSource>(r));
+}
+
+}  // namespace collsim::detail
