@@ -124,11 +124,18 @@ bool simulates(Model m) { return m == Model::kMaxMin || m == Model::kContentionF
 namespace {
 
 // Why the cluster cannot run `r`'s algorithm ("" when it can): the NVLS family (Family::kNvls)
-// needs NVSwitches that reduce (sm90+ GPUs on NVSwitch), and NVLS alone
-// (AlgorithmInfo::single_node) one node.
+// needs NVSwitches that reduce (sm90+ GPUs on NVSwitch); NVLS alone (AlgorithmInfo::single_node)
+// one node, NVLSTree several (NCCL turns it off on one node; its schedule still runs there, as
+// the backends' contract tests check).
 std::string cannot_run(const Request& r, const Topology& topo) {
   const AlgorithmInfo& a = find_algorithm(r.algorithm);
   if (a.family != Family::kNvls && !a.single_node) return "";
+  if (!a.single_node && r.comm.node_count() == 1) {
+    return fmt::format(
+        "algorithm \"{}\" joins the nodes' NVLS domains with a tree, and this communicator is one "
+        "node (NCCL runs nvls there)",
+        a.name);
+  }
   if (a.single_node && r.comm.node_count() > 1) {
     return fmt::format(
         "algorithm \"{}\" runs inside one node's NVLink domain, but the communicator spans {} "
