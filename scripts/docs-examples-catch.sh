@@ -7,7 +7,8 @@ COLLSIM=$1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cp configs/*.yaml "$TMP/"
-sed -i 's/^\(      launch: \)29\.623us/\139.623us/' "$TMP/dgx-h100.yaml"
+# The first launch after "    simple:" in the costs block, whatever its fitted value.
+sed -i '/^    simple:/,/launch:/ s/^\(      launch: \)[0-9.]*us/\1999.000us/' "$TMP/dgx-h100.yaml"
 if cmp -s configs/dgx-h100.yaml "$TMP/dgx-h100.yaml"; then
   echo "the preset edit did not apply: update this script with the preset" >&2
   exit 1
