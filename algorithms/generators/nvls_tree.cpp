@@ -97,7 +97,7 @@ class NvlsTreeSource final : public GroupSource {
       const Span blk = block(c, b);
       if (blk.length == 0) continue;
       const std::uint64_t off = bytes(blk.offset), len = bytes(blk.length);
-      t.push_back(is_switch ? ops::send(head(node, m), ops::scratch(down(off)), len)
+      t.push_back(is_switch ? ops::send(member(node, m), ops::scratch(down(off)), len)
                             : ops::recv(sw, ops::out(off), len));
     }
     if (!t.empty()) out.push_back(pipeline(std::move(t), piece));
@@ -163,9 +163,11 @@ class NvlsTreeSource final : public GroupSource {
  private:
   int width() const { return 1 + 3 * g_; }
   std::uint64_t down(std::uint64_t off) const { return bytes(req_.count) + off; }
-  int head(int node, int b) const {
-    return req_.comm.ranks_of_node(node)[static_cast<std::size_t>(b)];
+  // Local rank i of `node`; the head of block b is member b.
+  int member(int node, int i) const {
+    return req_.comm.ranks_of_node(node)[static_cast<std::size_t>(i)];
   }
+  int head(int node, int b) const { return member(node, b); }
   // Block b of channel c's part of the vector, in elements.
   Span block(int c, int b) const {
     const Span part = channel_span(c);
@@ -180,9 +182,9 @@ class NvlsTreeSource final : public GroupSource {
   // the whole sum, and its last reduction applies the post-op.
   std::vector<Op> switch_up(int node, std::uint64_t off, std::uint64_t len) const {
     const BufferRef acc = ops::scratch(off);
-    std::vector<Op> v = {ops::recv(head(node, 0), acc, len)};
+    std::vector<Op> v = {ops::recv(member(node, 0), acc, len)};
     for (int m = 1; m < g_; ++m) {
-      v.push_back(ops::recv_reduce(head(node, m), acc, len, nodes_ == 1 && m == g_ - 1));
+      v.push_back(ops::recv_reduce(member(node, m), acc, len, nodes_ == 1 && m == g_ - 1));
     }
     return v;
   }
