@@ -15,7 +15,9 @@
 # this class's validation tables. That is the figure that says how collsim does on hardware it
 # was not fitted to. LOCO_JOBS (default 1) runs that many of those fits at once.
 # SKIP_CLASS_FITS=1 keeps the per-class results already in docs/validation and redoes only the
-# leave-one-class-out fits and the report.
+# leave-one-class-out fits and the report; LOCO_ONLY="name ..." then redoes only those classes'
+# leave-one-class-out results and keeps the others'. Classes of one family share one
+# leave-one-class-out fit (their training sets are the same), so it is fitted once.
 #
 # Takes a few minutes for the per-class fits (each calibration simulates every training row a few
 # hundred times), and about 10x that for the leave-one-class-out fits.
@@ -26,7 +28,10 @@ D=tests/data/nccl-tests
 OUT=docs/validation
 LOCO_JOBS=${LOCO_JOBS:-1}
 mkdir -p "$OUT"
-if [ "${SKIP_CLASS_FITS:-0}" = 1 ]; then
+if [ -n "${LOCO_ONLY:-}" ]; then
+  [ "${SKIP_CLASS_FITS:-0}" = 1 ] || { echo "LOCO_ONLY needs SKIP_CLASS_FITS=1" >&2; exit 1; }
+  for name in $LOCO_ONLY; do rm -f "$OUT/$name".loco.*; done
+elif [ "${SKIP_CLASS_FITS:-0}" = 1 ]; then
   rm -f "$OUT"/*.loco.*
 else
   rm -f "$OUT"/*.json "$OUT"/*.yaml "$OUT"/*.txt
@@ -131,19 +136,42 @@ loco_class() {
   done
   local nodes_opt=()
   [ -n "${NODES[$name]}" ] && nodes_opt=(--nodes "${NODES[$name]}")
-  echo "== $name: leave-one-class-out fit on $((${#args[@]} / 2)) files" >&2
-  "$COLLSIM" calibrate "$primary" --default-costs "${args[@]}" -o "$OUT/$name.loco.yaml" \
-    > "$OUT/$name.loco.calibrate.txt"
+  local fitted=${LOCO_FIT[${FAMILY[$name]}]}
+  if [ "$fitted" != "$name" ] && [ -f "$OUT/$fitted.loco.yaml" ]; then
+    echo "== $name: the leave-one-class-out fit of $fitted (same family)" >&2
+    cp "$OUT/$fitted.loco.yaml" "$OUT/$name.loco.yaml"
+  else
+    echo "== $name: leave-one-class-out fit on $((${#args[@]} / 2)) files" >&2
+    "$COLLSIM" calibrate "$primary" --default-costs "${args[@]}" -o "$OUT/$name.loco.yaml" \
+      > "$OUT/$name.loco.calibrate.txt"
+  fi
   # shellcheck disable=SC2086
   "$COLLSIM" validate "${CONFIG[$name]}" "${nodes_opt[@]}" --default-costs \
     --costs "$OUT/$name.loco.yaml" ${TEST[$name]} --format json > "$OUT/$name.loco.json"
 }
+# The class that fits each family's leave-one-class-out overlay: the family's first class with a
+# fit already in $OUT (kept by LOCO_ONLY), else its first class. The others of the family copy
+# it once the fits are done.
+declare -A LOCO_FIT
 for name in "${CLASSES[@]}"; do
-  seen=()
-  loco_class "$name" &
-  while [ "$(jobs -rp | wc -l)" -ge "$LOCO_JOBS" ]; do wait -n; done
+  fam=${FAMILY[$name]}
+  if [ -z "${LOCO_FIT[$fam]:-}" ] || { [ -f "$OUT/$name.loco.yaml" ] &&
+    [ ! -f "$OUT/${LOCO_FIT[$fam]}.loco.yaml" ]; }; then
+    LOCO_FIT[$fam]=$name
+  fi
 done
-for pid in $(jobs -p); do wait "$pid"; done  # each one's status, so that a failed fit stops here
+redo() { [ -z "${LOCO_ONLY:-}" ] || [[ " $LOCO_ONLY " == *" $1 "* ]]; }
+for pass in fit copy; do
+  for name in "${CLASSES[@]}"; do
+    redo "$name" || continue
+    if [ "$pass" = fit ] && [ "${LOCO_FIT[${FAMILY[$name]}]}" != "$name" ]; then continue; fi
+    if [ "$pass" = copy ] && [ "${LOCO_FIT[${FAMILY[$name]}]}" = "$name" ]; then continue; fi
+    seen=()
+    loco_class "$name" &
+    while [ "$(jobs -rp | wc -l)" -ge "$LOCO_JOBS" ]; do wait -n; done
+  done
+  for pid in $(jobs -p); do wait "$pid"; done  # each one's status, so a failed fit stops here
+done
 
 python3 scripts/validation_report.py "$OUT" > docs/validation.md
 echo "wrote docs/validation.md" >&2

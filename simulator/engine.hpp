@@ -158,6 +158,8 @@ class Engine {
   std::vector<Time> full_tx_;  // contention-free: per route, transmit time of a full piece
   std::vector<std::uint32_t> route_links_;
   std::unordered_map<std::uint64_t, std::uint32_t> route_index_;
+  // (from, to) -> the first route (index into routes_) of each distinct link sequence between them
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> links_by_pair_;
   std::vector<double> link_capacity_;
 
   EventQueue queue_;

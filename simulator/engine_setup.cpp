@@ -132,13 +132,32 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   if (it != route_index_.end()) return it->second;
   const Route& route = topo_.route(DeviceId{from}, DeviceId{to}, flow);
   RouteInfo info;
-  info.first_link = static_cast<std::uint32_t>(route_links_.size());
   info.link_count = static_cast<std::uint32_t>(route.links.size());
+  // Channels whose routes cross the same links share one entry of route_links_, which makes
+  // their flows one class under max-min (flow_network.hpp).
+  std::vector<std::uint32_t>& same_pair =
+      links_by_pair_[static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to)];
+  const auto same_links = [&](std::uint32_t r) {
+    const RouteInfo& other = routes_[r];
+    if (other.link_count != info.link_count) return false;
+    for (std::size_t i = 0; i < route.links.size(); ++i) {
+      const auto l = static_cast<std::uint32_t>(route.links[i].value);
+      if (route_links_[other.first_link + i] != l) return false;
+    }
+    return true;
+  };
+  const auto shared = std::find_if(same_pair.begin(), same_pair.end(), same_links);
+  if (shared != same_pair.end()) {
+    info.first_link = routes_[*shared].first_link;
+  } else {
+    info.first_link = static_cast<std::uint32_t>(route_links_.size());
+    same_pair.push_back(static_cast<std::uint32_t>(routes_.size()));
+    for (LinkId l : route.links) route_links_.push_back(static_cast<std::uint32_t>(l.value));
+  }
   RouteClass cls = RouteClass::kNvLink;
   double bottleneck = std::numeric_limits<double>::infinity();
   for (LinkId l : route.links) {
     const Link& link = topo_.link(l);
-    route_links_.push_back(static_cast<std::uint32_t>(l.value));
     info.latency += link.latency;
     bottleneck = std::min(bottleneck, link_capacity_[l.value]);
     if (is_network(link.kind)) {

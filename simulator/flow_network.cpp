@@ -11,6 +11,14 @@ namespace {
 // shares equal up to rounding freeze together, so symmetric flows get identical rates.
 constexpr double kTight = 1e-12;
 
+// Heap order of a class's flows: the one due first at the top, first come first on a tie.
+struct DueLater {
+  template <class M>
+  bool operator()(const M& a, const M& b) const {
+    return a.finish != b.finish ? a.finish > b.finish : a.order > b.order;
+  }
+};
+
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacity,
@@ -20,46 +28,75 @@ FlowNetwork::FlowNetwork(std::vector<double> capacity,
   for (std::size_t l = 0; l < capacity.size(); ++l) links_[l].capacity = capacity[l];
 }
 
+std::uint32_t FlowNetwork::class_of(const RouteInfo& route) {
+  if (class_by_route_.size() <= route.first_link) class_by_route_.resize(route_links_.size(), 0);
+  std::uint32_t& slot = class_by_route_[route.first_link];
+  if (slot == 0) {
+    Class c;
+    c.first_link = route.first_link;
+    c.link_count = route.link_count;
+    c.cap = route.cap;
+    classes_.push_back(std::move(c));
+    slot = static_cast<std::uint32_t>(classes_.size());
+  }
+  return slot - 1;
+}
+
+void FlowNetwork::advance(Class& c, Time now) const {
+  c.served += c.rate * static_cast<double>(now.ps() - c.last_ps) * 1e-12;
+  c.last_ps = now.ps();
+}
+
+void FlowNetwork::retime(std::uint32_t id, Time now) {
+  Class& c = classes_[id];
+  if (c.count == 0) {
+    c.event = kNoEvent;
+    return;
+  }
+  const double left = std::max(c.members.front().finish - c.served, 0.0);
+  c.event = queue_.push(now + wire_time(left, c.rate), EventKind::kFlowDone, id);
+}
+
 Time FlowNetwork::start(const RouteInfo& route, std::uint64_t wire_bytes, Time now,
                         std::uint32_t owner) {
-  std::uint32_t id;
-  if (!free_.empty()) {
-    id = free_.back();
-    free_.pop_back();
+  const std::uint32_t id = class_of(route);
+  Class& c = classes_[id];
+  if (c.count == 0) {
+    // An empty class restarts its clock, so it never grows past one busy period's bytes.
+    c.served = 0;
+    c.rate = 0;
+    c.last_ps = now.ps();
+    for (std::uint32_t i = 0; i < c.link_count; ++i) links_[links_of(c)[i]].classes.push_back(id);
   } else {
-    id = static_cast<std::uint32_t>(flows_.size());
-    flows_.emplace_back();
+    advance(c, now);
   }
-  Flow& f = flows_[id];
-  f = Flow{};
-  f.first_link = route.first_link;
-  f.link_count = route.link_count;
-  f.cap = route.cap;
-  f.remaining = static_cast<double>(wire_bytes);
-  f.last_ps = now.ps();
-  f.owner = owner;
-  f.active = true;
+  c.members.push_back(Member{c.served + static_cast<double>(wire_bytes), started_++, owner});
+  std::push_heap(c.members.begin(), c.members.end(), DueLater{});
+  ++c.count;
   ++active_;
-  for (std::uint32_t i = 0; i < f.link_count; ++i) links_[links_of(f)[i]].flows.push_back(id);
   rerate(id, now);
   return kPending;
 }
 
-bool FlowNetwork::finish(std::uint32_t flow, std::uint64_t event, Time now, std::uint32_t& owner) {
-  Flow& f = flows_[flow];
-  if (!f.active || f.event != event) return false;
-  f.active = false;
+bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::uint32_t& owner) {
+  Class& c = classes_[cls];
+  if (c.count == 0 || c.event != event) return false;
+  advance(c, now);
+  std::pop_heap(c.members.begin(), c.members.end(), DueLater{});
+  owner = c.members.back().owner;
+  c.members.pop_back();
+  --c.count;
   --active_;
-  owner = f.owner;
-  for (std::uint32_t i = 0; i < f.link_count; ++i) {
-    std::vector<std::uint32_t>& on = links_[links_of(f)[i]].flows;
-    auto it = std::find(on.begin(), on.end(), flow);
-    *it = on.back();
-    on.pop_back();
+  c.event = kNoEvent;
+  if (c.count == 0) {
+    for (std::uint32_t i = 0; i < c.link_count; ++i) {
+      std::vector<std::uint32_t>& on = links_[links_of(c)[i]].classes;
+      auto it = std::find(on.begin(), on.end(), cls);
+      *it = on.back();
+      on.pop_back();
+    }
   }
-  f.event = kNoEvent;
-  free_.push_back(flow);
-  rerate(flow, now);
+  rerate(cls, now);
   return true;
 }
 
@@ -67,40 +104,43 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
   const std::uint32_t stamp = ++stamp_;
   affected_.clear();
   touched_.clear();
-  const Flow& c = flows_[changed];
-  for (std::uint32_t i = 0; i < c.link_count; ++i) {
-    for (std::uint32_t g : links_[links_of(c)[i]].flows) {
-      if (flows_[g].stamp == stamp) continue;
-      flows_[g].stamp = stamp;
-      affected_.push_back(g);
+  {
+    const Class& ch = classes_[changed];
+    for (std::uint32_t i = 0; i < ch.link_count; ++i) {
+      for (std::uint32_t g : links_[links_of(ch)[i]].classes) {
+        if (classes_[g].stamp == stamp) continue;
+        classes_[g].stamp = stamp;
+        affected_.push_back(g);
+      }
     }
   }
   if (affected_.empty()) return;
   for (std::uint32_t g : affected_) {
-    Flow& f = flows_[g];
-    f.frozen = false;
-    for (std::uint32_t i = 0; i < f.link_count; ++i) {
-      LinkState& l = links_[links_of(f)[i]];
+    Class& c = classes_[g];
+    c.frozen = false;
+    for (std::uint32_t i = 0; i < c.link_count; ++i) {
+      LinkState& l = links_[links_of(c)[i]];
       if (l.stamp == stamp) continue;
       l.stamp = stamp;
-      touched_.push_back(links_of(f)[i]);
+      touched_.push_back(links_of(c)[i]);
     }
   }
-  // Capacity left on each touched link once the flows that keep their rates are served.
+  // Capacity left on each touched link once the classes that keep their rates are served.
   for (std::uint32_t li : touched_) {
     LinkState& l = links_[li];
     l.residual = l.capacity;
     l.unfrozen = 0;
-    for (std::uint32_t g : l.flows) {
-      if (flows_[g].stamp == stamp) {
-        ++l.unfrozen;
+    for (std::uint32_t g : l.classes) {
+      const Class& c = classes_[g];
+      if (c.stamp == stamp) {
+        l.unfrozen += c.count;
       } else {
-        l.residual -= flows_[g].rate;
+        l.residual -= c.rate * c.count;
       }
     }
     l.residual = std::max(l.residual, l.capacity * 1e-9);
   }
-  // Progressive filling over the affected flows.
+  // Progressive filling over the affected classes, each weighing its number of flows.
   std::size_t left = affected_.size();
   while (left > 0) {
     double level = std::numeric_limits<double>::infinity();
@@ -109,41 +149,39 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
       if (l.unfrozen > 0) level = std::min(level, l.residual / l.unfrozen);
     }
     for (std::uint32_t g : affected_) {
-      if (!flows_[g].frozen) level = std::min(level, flows_[g].cap);
+      if (!classes_[g].frozen) level = std::min(level, classes_[g].cap);
     }
     const double tight = level * (1 + kTight);
     freeze_.clear();
     for (std::uint32_t g : affected_) {
-      const Flow& f = flows_[g];
-      if (f.frozen) continue;
-      bool hit = f.cap <= tight;
-      for (std::uint32_t i = 0; !hit && i < f.link_count; ++i) {
-        const LinkState& l = links_[links_of(f)[i]];
+      const Class& c = classes_[g];
+      if (c.frozen) continue;
+      bool hit = c.cap <= tight;
+      for (std::uint32_t i = 0; !hit && i < c.link_count; ++i) {
+        const LinkState& l = links_[links_of(c)[i]];
         hit = l.residual / l.unfrozen <= tight;
       }
       if (hit) freeze_.push_back(g);
     }
     for (std::uint32_t g : freeze_) {
-      Flow& f = flows_[g];
-      f.frozen = true;
-      f.pending = level;
-      for (std::uint32_t i = 0; i < f.link_count; ++i) {
-        LinkState& l = links_[links_of(f)[i]];
-        l.residual = std::max(l.residual - level, 0.0);
-        --l.unfrozen;
+      Class& c = classes_[g];
+      c.frozen = true;
+      c.pending = level;
+      for (std::uint32_t i = 0; i < c.link_count; ++i) {
+        LinkState& l = links_[links_of(c)[i]];
+        l.residual = std::max(l.residual - level * c.count, 0.0);
+        l.unfrozen -= c.count;
       }
     }
     left -= freeze_.size();
   }
-  // Re-time the flows whose rate changed.
+  // Re-time the classes whose rate changed, and the changed one, whose first flow due may have.
   for (std::uint32_t g : affected_) {
-    Flow& f = flows_[g];
-    if (f.pending == f.rate) continue;
-    f.remaining -= f.rate * static_cast<double>(now.ps() - f.last_ps) * 1e-12;
-    f.remaining = std::max(f.remaining, 0.0);
-    f.last_ps = now.ps();
-    f.rate = f.pending;
-    f.event = queue_.push(now + wire_time(f.remaining, f.rate), EventKind::kFlowDone, g);
+    Class& c = classes_[g];
+    if (g != changed && c.pending == c.rate) continue;
+    advance(c, now);
+    c.rate = c.pending;
+    retime(g, now);
   }
 }
 

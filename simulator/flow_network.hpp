@@ -5,17 +5,27 @@
 // Networks" §6.5.2; the linear max-min model of SimGrid's LMM solver, src/kernel/lmm/): raise all
 // rates together, freeze the flows of a link when it saturates or of a flow when it hits its cap.
 //
-// Incremental update. When a flow starts or ends, only the flows that share one of its links are
-// re-rated (the "affected" set), over the links those flows cross; every other flow keeps its
-// rate and its share of those links is subtracted first. This is exact whenever the affected
+// Flows of one route form a class. Flows with the same links and the same cap meet the same
+// constraints, so max-min gives them the same rate at every instant: a class has one rate, and
+// its flows are a processor-sharing queue. The class keeps a virtual clock, the bytes each of its
+// flows has been served since the class last stood empty; a flow that starts with B bytes when
+// the clock reads V finishes when it reads V + B. The class has one pending event, for the flow
+// whose finish comes first, so a piece that starts or ends costs one re-rating of the classes on
+// its links, not one of every flow: NCCL's 16 to 64 channels between the same two GPUs (routes
+// the engine shares when their links are the same) are one class, and an event costs the same at
+// 2 channels as at 64. The rates are those of the flow-by-flow computation; only the rounding of
+// the clocks differs from it.
+//
+// Incremental update. When a flow starts or ends, only the classes that share one of its links
+// are re-rated (the "affected" set), over the links those classes cross; every other class keeps
+// its rate and its share of those links is subtracted first. This is exact whenever the affected
 // flows' bottlenecks lie among those links, which holds for the patterns collsim runs (rings and
 // trees whose flows meet at NVSwitch ports, NICs and fabric uplinks; the contention tests); in
 // general it is SimGrid's selective update stopped after one hop, so a flow outside the set may
-// keep a stale, still feasible rate until something on its own links changes. A ring over an
-// NVSwitch touches a handful of flows per event, not the whole network.
+// keep a stale, still feasible rate until something on its own links changes.
 //
-// A flow's end is an event (kFlowDone, flow id); re-rating a flow schedules a new one and
-// remembers its sequence number, so the superseded event is recognised and dropped when it
+// A class's next end is an event (kFlowDone, class id); re-timing the class schedules a new one
+// and remembers its sequence number, so the superseded event is recognised and dropped when it
 // surfaces.
 //
 //   FlowNetwork net(capacities, route_links, queue);
@@ -37,50 +47,59 @@ class FlowNetwork {
   static constexpr bool kKnowsFinish = false;
 
   // `capacity[l]`: wire bytes/s of link l; `route_links`: the engine's flat link array that
-  // RouteInfo::first_link indexes (must outlive this object).
+  // RouteInfo::first_link indexes (must outlive this object). Routes with the same links must
+  // share their first_link (the engine does so) to share a class.
   FlowNetwork(std::vector<double> capacity, const std::vector<std::uint32_t>& route_links,
               EventQueue& queue);
 
   Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time now, std::uint32_t owner);
-  // Handles a kFlowDone event (its target and sequence number). True if the flow has finished;
-  // `owner` is then the connection given to start().
-  // False for a superseded event.
-  bool finish(std::uint32_t flow, std::uint64_t event, Time now, std::uint32_t& owner);
+  // Handles a kFlowDone event (its target and sequence number). True if a flow has finished;
+  // `owner` is then the connection given to start(). False for a superseded event.
+  bool finish(std::uint32_t cls, std::uint64_t event, Time now, std::uint32_t& owner);
 
   std::size_t active_flows() const { return active_; }
 
  private:
-  struct Flow {
+  struct Member {
+    double finish = 0;        // the class's clock when this flow is done
+    std::uint64_t order = 0;  // start order: flows due at the same clock end first come first
+    std::uint32_t owner = 0;
+  };
+  struct Class {
     std::uint32_t first_link = 0;
     std::uint32_t link_count = 0;
     double cap = 0;
-    double remaining = 0;  // wire bytes left at `last`
-    double rate = 0;
-    double pending = 0;  // rate being computed
+    std::uint32_t count = 0;  // flows in it
+    double rate = 0;          // per flow, wire bytes/s
+    double pending = 0;       // rate being computed
+    double served = 0;        // the clock: bytes served per flow at `last_ps`
     std::int64_t last_ps = 0;
     std::uint64_t event = kNoEvent;  // the pending kFlowDone; older ones are superseded
-    std::uint32_t owner = 0;
     std::uint32_t stamp = 0;
     bool frozen = false;
-    bool active = false;
+    std::vector<Member> members;  // a min-heap by (finish, order)
   };
   struct LinkState {
     double capacity = 0;
     double residual = 0;
-    std::uint32_t unfrozen = 0;
+    double unfrozen = 0;  // flows of the affected classes not yet frozen
     std::uint32_t stamp = 0;
-    std::vector<std::uint32_t> flows;
+    std::vector<std::uint32_t> classes;  // those with flows
   };
 
-  const std::uint32_t* links_of(const Flow& f) const { return route_links_.data() + f.first_link; }
+  const std::uint32_t* links_of(const Class& c) const { return route_links_.data() + c.first_link; }
+  std::uint32_t class_of(const RouteInfo& route);
+  void advance(Class& c, Time now) const;
+  void retime(std::uint32_t id, Time now);
   void rerate(std::uint32_t changed, Time now);
 
   std::vector<LinkState> links_;
-  std::vector<Flow> flows_;
-  std::vector<std::uint32_t> free_;
+  std::vector<Class> classes_;
+  std::vector<std::uint32_t> class_by_route_;  // first_link -> class id + 1 (0: none yet)
   const std::vector<std::uint32_t>& route_links_;
   EventQueue& queue_;
   std::uint32_t stamp_ = 0;
+  std::uint64_t started_ = 0;
   std::size_t active_ = 0;
   // Scratch reused by rerate().
   std::vector<std::uint32_t> affected_;
