@@ -98,6 +98,10 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
     p.detail += fmt::format(" (rank symmetry: {} of {} ranks simulated)", res.simulated_ranks,
                             s->rank_count());
   }
+  if (res.simulated_channels < res.nccl_channels) {
+    p.detail += fmt::format(" (channel symmetry: {} of {} channels simulated)",
+                            res.simulated_channels, res.nccl_channels);
+  }
   return p;
 }
 

@@ -136,7 +136,7 @@ void Engine<Net>::complete_op(std::uint32_t sid, Time t) {
   if (trace_ != nullptr) {
     TraceOpRecord rec;
     rec.rank = static_cast<std::int32_t>(sid) / channels_;
-    rec.channel = static_cast<std::int32_t>(sid) % channels_;
+    rec.channel = fold_.simulated[sid % static_cast<std::uint32_t>(channels_)];
     rec.index = s.completed;
     rec.op = s.cursor->op();
     rec.start = s.op_start;
@@ -252,7 +252,7 @@ Time Engine<Net>::transmit(std::uint32_t cid, std::uint32_t route, std::uint64_t
   if constexpr (Net::kKnowsFinish) {
     if (wire == full_wire_) return full_tx_[route];
   }
-  return net_->start(routes_[route], wire, now_, cid);
+  return net_->start(routes_[route], wire, now_, cid, conns_[cid].weight);
 }
 
 template <class Net>

@@ -27,6 +27,7 @@
 #include "simulator/event_queue.hpp"
 #include "simulator/network.hpp"
 #include "simulator/simulate.hpp"
+#include "simulator/symmetry.hpp"
 
 namespace collsim::detail {
 
@@ -76,6 +77,7 @@ struct ConnState {
   std::uint32_t send_ops = 0;  // ops completed on each side (trace flow ids)
   std::uint32_t recv_ops = 0;
   std::uint32_t trace_piece = 0;  // max-min + trace: the recorded piece in flight
+  std::uint32_t weight = 1;       // NCCL channels its channel stands for (ChannelFold)
   bool sender_waiting = false;
   bool receiver_waiting = false;
 };
@@ -134,7 +136,8 @@ class Engine {
   TraceRecorder* trace_;
   int ranks_;
   int period_;  // ranks simulated: ranks_, or one period of a rank symmetry (symmetry.hpp)
-  int channels_;
+  int channels_;      // IR channels simulated: all, or the copies' representatives
+  ChannelFold fold_;  // simulated channel -> schedule channel and weight (symmetry.hpp)
   std::uint64_t slots_;
   std::uint64_t slot_mask_;  // slots_ - 1 when a power of two (> 1), else 0
   std::uint64_t payload_;

@@ -85,6 +85,10 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
   }
   period_ = ranks_;
   if (o.symmetry && trace_ == nullptr) period_ = symmetry_period(s, topo, gpu_, !Net::kKnowsFinish);
+  fold_ =
+      o.fold_channels && trace_ == nullptr ? fold_channels(s, topo, device_, period_) : no_fold(s);
+  channels_ = static_cast<int>(fold_.simulated.size());
+  first_switch_stream_ = static_cast<std::uint32_t>(s.rank_count() * channels_);
   link_capacity_.reserve(topo.links().size());
   for (const Link& l : topo.links()) {
     link_capacity_.push_back(l.bandwidth.bytes_per_second() * costs.efficiency(l.kind));
@@ -111,11 +115,20 @@ void Engine<Net>::init_streams() {
     });
     std::size_t d = 0;
     for (int c = 0; c < channels_; ++c) {
+      // Simulated channel c runs schedule channel `actual`; a dependency stays inside its NCCL
+      // channel (ChannelFold), so it names simulated channels by the same offset.
+      const int actual = fold_.simulated[c];
       StreamState& s = streams_[static_cast<std::size_t>(r) * channels_ + c];
-      s.cursor = sched_.source()->stream(r, c);
+      s.cursor = sched_.source()->stream(r, actual);
       s.op_count = s.cursor->size();
       s.dep_next = static_cast<std::uint32_t>(deps_.size());
-      while (d < deps.size() && deps[d].channel == c) deps_.push_back(deps[d++]);
+      while (d < deps.size() && deps[d].channel < actual) ++d;
+      for (; d < deps.size() && deps[d].channel == actual; ++d) {
+        Dependency dep = deps[d];
+        dep.after_channel = c + (dep.after_channel - actual);
+        dep.channel = c;
+        deps_.push_back(dep);
+      }
       s.dep_end = static_cast<std::uint32_t>(deps_.size());
     }
   }
@@ -198,7 +211,8 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   auto it = conn_index_.find(key);
   if (it != conn_index_.end()) return it->second;
   ConnState c;
-  c.route = route_between(device_[sender], device_[receiver], channel);
+  c.route = route_between(device_[sender], device_[receiver], fold_.simulated[channel]);
+  c.weight = fold_.weight[channel];
   c.sender = static_cast<std::uint32_t>(sender * channels_ + channel);
   c.receiver = static_cast<std::uint32_t>(receiver % period_ * channels_ + channel);
   c.ring = static_cast<std::uint32_t>(times_.size());
@@ -224,11 +238,13 @@ Result Engine<Net>::collect() {
   // Switch actors finish before the ranks they send to; results name ranks only.
   r.rank_finish.resize(static_cast<std::size_t>(sched_.rank_count()));
   r.simulated_ranks = std::min(period_, sched_.rank_count());
+  r.nccl_channels = fold_.nccl_channels;
+  r.simulated_channels = fold_.nccl_simulated;
   std::vector<std::uint64_t> bytes(topo_.links().size(), 0);
   for (const ConnState& c : conns_) {
     const RouteInfo& ri = routes_[c.route];
     for (std::uint32_t i = 0; i < ri.link_count; ++i)
-      bytes[route_links_[ri.first_link + i]] += c.wire_bytes;
+      bytes[route_links_[ri.first_link + i]] += c.wire_bytes * c.weight;
   }
   const double seconds = r.total.seconds();
   for (std::size_t l = 0; l < bytes.size(); ++l) {
@@ -263,7 +279,7 @@ void Engine<Net>::report_stuck() const {
     const int rank = static_cast<int>(sid) / channels_;
     if (ranks.empty() || ranks.back() != rank) ranks.push_back(rank);
     if (lines.size() >= 8) continue;
-    const int ch = static_cast<int>(sid) % channels_;
+    const int ch = fold_.simulated[sid % static_cast<std::size_t>(channels_)];
     std::string why;
     if (!s.active) {
       why = "waits for a dependency on another channel";

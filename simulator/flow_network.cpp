@@ -58,7 +58,7 @@ void FlowNetwork::retime(std::uint32_t id, Time now) {
 }
 
 Time FlowNetwork::start(const RouteInfo& route, std::uint64_t wire_bytes, Time now,
-                        std::uint32_t owner) {
+                        std::uint32_t owner, std::uint32_t weight) {
   const std::uint32_t id = class_of(route);
   Class& c = classes_[id];
   if (c.count == 0) {
@@ -70,10 +70,11 @@ Time FlowNetwork::start(const RouteInfo& route, std::uint64_t wire_bytes, Time n
   } else {
     advance(c, now);
   }
-  c.members.push_back(Member{c.served + static_cast<double>(wire_bytes), started_++, owner});
+  c.members.push_back(
+      Member{c.served + static_cast<double>(wire_bytes), started_++, owner, weight});
   std::push_heap(c.members.begin(), c.members.end(), DueLater{});
-  ++c.count;
-  ++active_;
+  c.count += weight;
+  active_ += weight;
   rerate(id, now);
   return kPending;
 }
@@ -84,9 +85,9 @@ bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::
   advance(c, now);
   std::pop_heap(c.members.begin(), c.members.end(), DueLater{});
   owner = c.members.back().owner;
+  c.count -= c.members.back().weight;
+  active_ -= c.members.back().weight;
   c.members.pop_back();
-  --c.count;
-  --active_;
   c.event = kNoEvent;
   if (c.count == 0) {
     for (std::uint32_t i = 0; i < c.link_count; ++i) {

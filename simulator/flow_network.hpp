@@ -29,7 +29,7 @@
 // surfaces.
 //
 //   FlowNetwork net(capacities, route_links, queue);
-//   net.start(route, wire_bytes, now, conn);        // schedules kFlowDone
+//   net.start(route, wire_bytes, now, conn, 1);     // schedules kFlowDone
 //   std::uint32_t owner;
 //   if (net.finish(e.target(), e.seq(), now, owner)) ...  // the piece of connection `owner` left
 #pragma once
@@ -52,7 +52,10 @@ class FlowNetwork {
   FlowNetwork(std::vector<double> capacity, const std::vector<std::uint32_t>& route_links,
               EventQueue& queue);
 
-  Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time now, std::uint32_t owner);
+  // `weight`: how many identical flows this one stands for (a folded channel's copies): they
+  // share the links as that many flows, and end together.
+  Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time now, std::uint32_t owner,
+             std::uint32_t weight = 1);
   // Handles a kFlowDone event (its target and sequence number). True if a flow has finished;
   // `owner` is then the connection given to start(). False for a superseded event.
   bool finish(std::uint32_t cls, std::uint64_t event, Time now, std::uint32_t& owner);
@@ -64,12 +67,13 @@ class FlowNetwork {
     double finish = 0;        // the class's clock when this flow is done
     std::uint64_t order = 0;  // start order: flows due at the same clock end first come first
     std::uint32_t owner = 0;
+    std::uint32_t weight = 1;
   };
   struct Class {
     std::uint32_t first_link = 0;
     std::uint32_t link_count = 0;
     double cap = 0;
-    std::uint32_t count = 0;  // flows in it
+    std::uint32_t count = 0;  // flows in it, each member counting its weight
     double rate = 0;          // per flow, wire bytes/s
     double pending = 0;       // rate being computed
     double served = 0;        // the clock: bytes served per flow at `last_ps`

@@ -4,10 +4,12 @@
 // call; both models provide
 //   static constexpr bool kKnowsFinish;   // true: start() depends on route and bytes alone, so
 //                                         // the engine may time a full piece once per route
-//   // Starts pushing `wire_bytes` over `route` at `now` for connection `owner`.
+//   // Starts pushing `wire_bytes` over `route` at `now` for connection `owner`, as `weight`
+//   // identical flows (a folded channel stands for `weight` NCCL channels: symmetry.hpp).
 //   // Contention-free: returns the transmission time (known at once, no event).
 //   // Max-min: returns kPending; a kFlowDone event later reports the end (finish()).
-//   Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time now, std::uint32_t owner);
+//   Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time now, std::uint32_t owner,
+//              std::uint32_t weight);
 // The contract test (tests/simulator/network_contract_test.cpp) runs the same schedules through
 // both and requires identical times wherever no link is shared.
 //
@@ -49,7 +51,7 @@ class AlphaBetaNetwork {
  public:
   static constexpr bool kKnowsFinish = true;
   Time start(const RouteInfo& route, std::uint64_t wire_bytes, Time /*now*/,
-             std::uint32_t /*owner*/) {
+             std::uint32_t /*owner*/, std::uint32_t /*weight*/ = 1) {
     return wire_time(static_cast<double>(wire_bytes), route.rate);
   }
 };

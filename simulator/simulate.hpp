@@ -63,6 +63,9 @@ struct SimOptions {
   // equal segments on a cluster that repeats node by node, leaf by leaf or pod by pod;
   // simulator/symmetry.hpp). Same result either way; off with a trace, which shows every rank.
   bool symmetry = true;
+  // Simulate one of each set of NCCL channels that are copies of each other, its flows counting
+  // for all of them (channel folding, simulator/symmetry.hpp). Off with a trace.
+  bool fold_channels = true;
   // Stop once the run is known to end after this instant (an event still to come lies beyond
   // it): Result::gave_up is then set and only says "slower". A caller that only wants a run
   // faster than a known one (predict's faster alternative) saves the rest of a slower run.
@@ -85,6 +88,10 @@ struct Result {
   std::uint64_t ops = 0;          // ops executed
   std::size_t peak_pending_events = 0;
   int simulated_ranks = 0;  // < ranks when a rank symmetry let one period stand for all
+  // NCCL channels of the schedule, and of those the ones simulated: fewer when some were copies
+  // of others (channel folding, symmetry.hpp)
+  int nccl_channels = 0;
+  int simulated_channels = 0;
   // SimOptions::give_up_after passed: the run ends after that instant; `total` is the instant
   // of the first event beyond it (a lower bound), `events` those processed; nothing else is set.
   bool gave_up = false;

@@ -125,3 +125,103 @@ int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<i
 }
 
 }  // namespace collsim::detail
+
+namespace collsim::detail {
+
+namespace {
+
+// Whether NCCL channel k (IR channels [k g, (k + 1) g)) copies channel j, given each actor's
+// dependencies relative to its NCCL channel (deps[a][channel]).
+bool copies(const Schedule& s, const Topology& topo, const std::vector<int>& device, int actors,
+            int g, int j, int k, const std::vector<std::vector<std::vector<Dependency>>>& deps) {
+  const std::uint32_t flow_j = topo.route_flow(j);
+  const std::uint32_t flow_k = topo.route_flow(k);
+  std::vector<std::int32_t> peers;
+  for (int a = 0; a < actors; ++a) {
+    if (deps[a][j] != deps[a][k]) return false;
+    peers.clear();
+    for (int i = 0; i < g; ++i) {
+      auto x = s.source()->stream(a, j * g + i);
+      auto y = s.source()->stream(a, k * g + i);
+      if (x->size() != y->size()) return false;
+      for (; x->index() < x->size(); x->next(), y->next()) {
+        const Op& p = x->op();
+        const Op& q = y->op();
+        if (p.kind != q.kind || p.bytes != q.bytes || p.send_peer != q.send_peer ||
+            p.recv_peer != q.recv_peer) {
+          return false;
+        }
+        if (sends(p.kind) && std::find(peers.begin(), peers.end(), p.send_peer) == peers.end()) {
+          peers.push_back(p.send_peer);
+        }
+      }
+    }
+    if (flow_j == flow_k) continue;
+    for (std::int32_t peer : peers) {
+      const DeviceId from{device[a]}, to{device[peer]};
+      if (topo.route(from, to, flow_j).links != topo.route(from, to, flow_k).links) return false;
+    }
+  }
+  return true;
+}
+
+// IR channels per NCCL channel (ScheduleInfo::request_channel); 0 when they do not divide.
+int ir_per_nccl_channel(const Schedule& s) {
+  const int ir = s.channel_count();
+  const int g = std::max(1, ir / std::max(1, s.info().requested_channels));
+  return ir % g == 0 ? g : 0;
+}
+
+}  // namespace
+
+ChannelFold no_fold(const Schedule& s) {
+  const int ir = s.channel_count();
+  const int g = ir_per_nccl_channel(s);
+  ChannelFold f;
+  for (int c = 0; c < ir; ++c) f.simulated.push_back(c);
+  f.weight.assign(static_cast<std::size_t>(ir), 1);
+  f.nccl_channels = f.nccl_simulated = g > 0 ? ir / g : 1;
+  return f;
+}
+
+ChannelFold fold_channels(const Schedule& s, const Topology& topo, const std::vector<int>& device,
+                          int actors) {
+  const int g = ir_per_nccl_channel(s);
+  if (g == 0 || s.channel_count() / g < 2) return no_fold(s);
+  ChannelFold f;
+  f.nccl_channels = s.channel_count() / g;
+  // Dependencies relative to their NCCL channel; one that crosses NCCL channels stops the fold.
+  std::vector<std::vector<std::vector<Dependency>>> deps(static_cast<std::size_t>(actors));
+  for (int a = 0; a < actors; ++a) {
+    deps[a].resize(static_cast<std::size_t>(f.nccl_channels));
+    for (Dependency d : s.dependencies(a)) {
+      const int k = d.channel / g;
+      if (d.after_channel / g != k) return no_fold(s);
+      d.channel -= k * g;
+      d.after_channel -= k * g;
+      deps[a][k].push_back(d);
+    }
+  }
+  // Each channel copies the first representative it matches, or becomes one.
+  std::vector<int> reps;
+  std::vector<std::uint32_t> count;
+  for (int k = 0; k < f.nccl_channels; ++k) {
+    std::size_t r = 0;
+    while (r < reps.size() && !copies(s, topo, device, actors, g, reps[r], k, deps)) ++r;
+    if (r == reps.size()) {
+      reps.push_back(k);
+      count.push_back(0);
+    }
+    ++count[r];
+  }
+  f.nccl_simulated = static_cast<int>(reps.size());
+  for (std::size_t r = 0; r < reps.size(); ++r) {
+    for (int i = 0; i < g; ++i) {
+      f.simulated.push_back(reps[r] * g + i);
+      f.weight.push_back(count[r]);
+    }
+  }
+  return f;
+}
+
+}  // namespace collsim::detail

@@ -39,3 +39,37 @@ int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<i
                     bool shared_links);
 
 }  // namespace collsim::detail
+
+namespace collsim::detail {
+
+// Channel folding: NCCL channels that are copies of each other are simulated once, standing for
+// all of them (internal to simulator/; docs/scale.md explains it).
+//
+//   ChannelFold f = fold_channels(schedule, topo, device, actors);
+//   if (f.folded()) ... simulate f.simulated, each flow weighing f.weight of its channel
+//
+// NCCL channel k (its IR channels, schedule.hpp request_channel) is a copy of channel j when,
+// for every simulated actor, each of k's streams is the same sequence of op kinds, peers and byte
+// counts as j's, k's cross-channel dependencies are j's shifted by the channel, and every route
+// k's sends take crosses the same links as j's. Then, from the launch on, the two run the same
+// ops at the same instants over the same links: under the contention-free model each piece
+// streams at its route's share whatever the other channels do, and under max-min each of k's
+// pieces is a flow of the same class as j's twin piece (flow_network.hpp), with the same rate.
+// So the simulator runs j alone and its max-min flows count as many flows as j stands for.
+// Where a dependency crosses from one NCCL channel to another, nothing is folded.
+struct ChannelFold {
+  std::vector<int> simulated;         // IR channels simulated, ascending
+  std::vector<std::uint32_t> weight;  // per simulated IR channel: NCCL channels it stands for
+  int nccl_channels = 0;              // NCCL channels of the schedule
+  int nccl_simulated = 0;             // of those, simulated
+  bool folded() const { return nccl_simulated < nccl_channels; }
+};
+
+// `device[a]`: the topology device of actor a (ranks, then switches); `actors`: the actors
+// simulated (one period of a rank symmetry, or all of them).
+ChannelFold fold_channels(const Schedule& s, const Topology& topo, const std::vector<int>& device,
+                          int actors);
+// Every channel simulated.
+ChannelFold no_fold(const Schedule& s);
+
+}  // namespace collsim::detail

@@ -120,8 +120,13 @@ TEST(Engine, DeterministicAndStreamsOpsNotStores) {
       EXPECT_EQ(a.links[i].bytes, b.links[i].bytes);
       EXPECT_EQ(a.links[i].busy_fraction, b.links[i].busy_fraction);
     }
-    // One period simulated (the star's ranks are all alike) stands for all of them.
-    EXPECT_EQ(a.ops * static_cast<std::uint64_t>(s.rank_count() / a.simulated_ranks),
+    // One period simulated (the star's ranks are all alike) stands for all of them, and a
+    // channel for its copies (64 MiB cuts into 4 equal channels; those that run the ring in the
+    // same order are copies).
+    EXPECT_EQ(a.nccl_channels, 4);
+    EXPECT_LT(a.simulated_channels, 4);
+    EXPECT_EQ(a.ops * static_cast<std::uint64_t>(s.rank_count() / a.simulated_ranks) *
+                  static_cast<std::uint64_t>(a.nccl_channels / a.simulated_channels),
               s.total_ops());
     // Pending events stay around the number of streams, whatever the op count.
     EXPECT_LE(a.peak_pending_events, 4u * 8u * 4u);
