@@ -7,8 +7,10 @@
 //   ./build/bench/collsim_scale_bench --benchmark_filter=LargeMessage
 //
 // BM_FlatSwitchRing: 1 GiB ring AllReduce (Simple) under max-min on bench/flat-switch.yaml (one
-// non-blocking switch, 400 GB/s per GPU) at 64 and 128 GPUs, with NCCL's 2 channels and with 16.
-// The cost per event grows with the channels that share a link: compare events_per_s.
+// non-blocking switch, 400 GB/s per GPU) at 64, 128 and 1,024 GPUs, with NCCL's 2 channels and
+// with 16. A channel's flows between two GPUs are one max-min class, so an event costs about the
+// same at 16 channels as at 2 (compare events_per_s), and channels that are copies are simulated
+// once (simulated_channels).
 // BM_SummitSmallRingMaxMin: 8 B ring AllReduce with LL on Summit under max-min (the default
 // model), with the rank-symmetry shortcut allowed (it does not apply to unequal segments, so
 // simulated_ranks shows whether it did).
@@ -42,6 +44,7 @@ Result run(const Topology& topo, Request q, bool symmetry, benchmark::State& sta
       static_cast<double>(r.events) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate);
   state.counters["simulated_ranks"] = r.simulated_ranks;
+  state.counters["simulated_channels"] = r.simulated_channels;
   state.counters["sim_time_us"] = r.total.us();
   return r;
 }
@@ -61,6 +64,8 @@ BENCHMARK(BM_FlatSwitchRing)
     ->Args({64, 16})
     ->Args({128, 2})
     ->Args({128, 16})
+    ->Args({1024, 2})
+    ->Args({1024, 16})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
