@@ -1,6 +1,7 @@
 #include "calibrate/calibration.hpp"
 
 #include <fmt/format.h>
+#include <fnmatch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "algorithms/generators/registry.hpp"
 #include "calibrate/least_squares.hpp"
+#include "topology/error.hpp"
 
 namespace collsim {
 
@@ -334,6 +336,26 @@ std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
   return params;
 }
 
+// Drops the parameters that --fix holds at their starting values.
+void hold_fixed(std::vector<CostParameter>& params, const std::vector<std::string>& fixed) {
+  for (const std::string& pattern : fixed) {
+    const auto matches = [&](const CostParameter& p) {
+      return fnmatch(pattern.c_str(), p.path().c_str(), 0) == 0;
+    };
+    if (std::none_of(params.begin(), params.end(), matches)) {
+      std::string names;
+      for (const CostParameter& p : params) names += (names.empty() ? "" : ", ") + p.path();
+      throw RequestError(fmt::format(
+          "--fix {}: matches no parameter of this fit (its parameters: {})", pattern, names));
+    }
+  }
+  std::erase_if(params, [&](const CostParameter& p) {
+    return std::any_of(fixed.begin(), fixed.end(), [&](const std::string& pattern) {
+      return fnmatch(pattern.c_str(), p.path().c_str(), 0) == 0;
+    });
+  });
+}
+
 // The least-squares problem over every set: one residual per row of each, in set order.
 LsqProblem joint_problem(const std::vector<FitSet>& sets, const std::vector<CostParameter>& params) {
   std::vector<LsqProblem> parts;
@@ -394,7 +416,8 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   }
   cal.start = sets.front().start;
   cal.fitted = cal.start;
-  const std::vector<CostParameter> params = shared_parameters(sets, protocols);
+  std::vector<CostParameter> params = shared_parameters(sets, protocols);
+  hold_fixed(params, options.fixed);
   std::vector<FitRow> rows;  // every set's, in the residuals' order
   for (const FitSet& s : sets) rows.insert(rows.end(), s.rows.begin(), s.rows.end());
 

@@ -78,6 +78,9 @@ struct CalibrateOptions {
   // A fitted parameter whose standard error exceeds this fraction of its value (relative, for
   // rates) is reported as not determined and held at its prior value.
   double max_relative_sigma = 0.5;
+  // Parameters held at their starting values, by `costs:` path or shell pattern
+  // ("protocols.*.efficiency"); each must match at least one parameter of the fit.
+  std::vector<std::string> fixed;
 };
 
 Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,

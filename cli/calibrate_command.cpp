@@ -33,6 +33,7 @@ struct CalibrateArgs {
   bool fit_substituted = false;
   std::string format = "table";
   std::vector<std::string> also;  // "CONFIG=FILE": rows of another cluster, fitted jointly
+  std::vector<std::string> fixed;  // --fix: parameters held at their starting values
   std::string command_line;
 };
 
@@ -103,6 +104,7 @@ void run_calibrate(const CalibrateArgs& a) {
   for (const OtherCluster& c : others) clusters.push_back({&c.topo, c.files});
   CalibrateOptions o;
   o.fit_substituted = a.fit_substituted;
+  o.fixed = a.fixed;
   const Calibration cal = calibrate(clusters, o);
 
   std::ofstream out(a.output);
@@ -153,6 +155,10 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--also", args->also,
                   "CONFIG=FILE: also fit FILE's rows measured on cluster CONFIG; every parameter "
                   "takes one value for all the clusters (a fit of what they share)");
+  cmd->add_option("--fix", args->fixed,
+                  "hold these parameters at their starting values (the config's, or the defaults "
+                  "with --default-costs): costs: paths or shell patterns, e.g. "
+                  "'protocols.*.efficiency'");
   cmd->add_option("--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
@@ -161,6 +167,7 @@ void register_calibrate(CLI::App& app) {
     if (args->default_costs) args->command_line += " --default-costs";
     for (const auto& m : args->measurements.files) args->command_line += " --measurements " + m;
     for (const auto& m : args->also) args->command_line += " --also " + m;
+    for (const auto& f : args->fixed) args->command_line += " --fix '" + f + "'";
     if (!args->measurements.op.empty()) args->command_line += " --op " + args->measurements.op;
     if (!args->measurements.min_bytes.empty()) {
       args->command_line += " --min-bytes " + args->measurements.min_bytes;

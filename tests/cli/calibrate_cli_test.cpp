@@ -93,6 +93,34 @@ TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
   EXPECT_EQ(bad.err, "collsim: --also dgx-h100: expected CONFIG=FILE\n");
 }
 
+// --fix holds parameters at their starting values: the overlay neither lists nor sets them, the
+// command records the patterns, and a pattern that names no parameter of the fit is an error.
+TEST(CalibrateCli, FixHoldsParametersAtTheirStart) {
+  const std::string overlay = ::testing::TempDir() + "fixed.yaml";
+  const auto c =
+      run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
+                  " --fix 'protocols.*.efficiency' --fix link_efficiency.pcie -o " + overlay);
+  ASSERT_EQ(c.status, 0) << c.err;
+  std::ifstream in(overlay);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("--fix 'protocols.*.efficiency' --fix 'link_efficiency.pcie'"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("- path: protocols.ll.efficiency"), std::string::npos) << text;
+  EXPECT_EQ(text.find("- path: link_efficiency.pcie"), std::string::npos) << text;
+  EXPECT_NE(text.find("- path: protocols.ll.launch"), std::string::npos) << text;
+  EXPECT_EQ(c.out.find("link_efficiency.pcie "), std::string::npos) << c.out;
+
+  const auto bad = run_collsim("calibrate pcie-2gpu --measurements " + kAllReduce +
+                               " --fix 'protocols.*.eficiency' -o " + overlay);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err.rfind("collsim: --fix protocols.*.eficiency: matches no parameter of this fit "
+                          "(its parameters: protocols.ll.launch, ",
+                          0),
+            0u)
+      << bad.err;
+}
+
 TEST(CalibrateCli, BadOverlaysAndRangesAreOneLineErrors) {
   const std::string bad = ::testing::TempDir() + "bad-costs.yaml";
   std::ofstream(bad) << "costs:\n  protocols:\n    simpel:\n      launch: 5us\n";
