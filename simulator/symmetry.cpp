@@ -124,10 +124,6 @@ int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<i
   return n;
 }
 
-}  // namespace collsim::detail
-
-namespace collsim::detail {
-
 namespace {
 
 // Whether NCCL channel k (IR channels [k g, (k + 1) g)) copies channel j, given each actor's

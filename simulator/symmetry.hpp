@@ -38,10 +38,6 @@ namespace collsim::detail {
 int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<int>& gpu,
                     bool shared_links);
 
-}  // namespace collsim::detail
-
-namespace collsim::detail {
-
 // Channel folding: NCCL channels that are copies of each other are simulated once, standing for
 // all of them (internal to simulator/; docs/scale.md explains it).
 //
