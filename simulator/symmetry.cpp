@@ -126,15 +126,16 @@ int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<i
 
 namespace {
 
-// Whether NCCL channel k (IR channels [k g, (k + 1) g)) copies channel j, given each actor's
-// dependencies relative to its NCCL channel (deps[a][channel]).
+// Whether NCCL channel k (IR channels [k g, (k + 1) g)) copies channel j, given for each actor
+// and NCCL channel the first channel with the same dependencies (same_deps[a * channels + c]).
 bool copies(const Schedule& s, const Topology& topo, const std::vector<int>& device, int actors,
-            int g, int j, int k, const std::vector<std::vector<std::vector<Dependency>>>& deps) {
+            int g, int j, int k, const std::vector<int>& same_deps, int channels) {
   const std::uint32_t flow_j = topo.route_flow(j);
   const std::uint32_t flow_k = topo.route_flow(k);
   std::vector<std::int32_t> peers;
   for (int a = 0; a < actors; ++a) {
-    if (deps[a][j] != deps[a][k]) return false;
+    const std::size_t row = static_cast<std::size_t>(a) * static_cast<std::size_t>(channels);
+    if (same_deps[row + j] != same_deps[row + k]) return false;
     peers.clear();
     for (int i = 0; i < g; ++i) {
       auto x = s.source()->stream(a, j * g + i);
@@ -187,23 +188,32 @@ ChannelFold fold_channels(const Schedule& s, const Topology& topo, const std::ve
   ChannelFold f;
   f.nccl_channels = s.channel_count() / g;
   // Dependencies relative to their NCCL channel; one that crosses NCCL channels stops the fold.
-  std::vector<std::vector<std::vector<Dependency>>> deps(static_cast<std::size_t>(actors));
+  // Each actor's are compared here and dropped, keeping only which channels have the same ones
+  // (a schedule can have millions: one per piece for NVLSTree's switches).
+  const int nc = f.nccl_channels;
+  std::vector<int> same_deps(static_cast<std::size_t>(actors) * static_cast<std::size_t>(nc));
+  std::vector<std::vector<Dependency>> deps(static_cast<std::size_t>(nc));
   for (int a = 0; a < actors; ++a) {
-    deps[a].resize(static_cast<std::size_t>(f.nccl_channels));
+    for (auto& d : deps) d.clear();
     for (Dependency d : s.dependencies(a)) {
       const int k = d.channel / g;
       if (d.after_channel / g != k) return no_fold(s);
       d.channel -= k * g;
       d.after_channel -= k * g;
-      deps[a][k].push_back(d);
+      deps[k].push_back(d);
+    }
+    for (int k = 0; k < nc; ++k) {
+      int first = 0;
+      while (deps[first] != deps[k]) ++first;
+      same_deps[static_cast<std::size_t>(a) * static_cast<std::size_t>(nc) + k] = first;
     }
   }
   // Each channel copies the first representative it matches, or becomes one.
   std::vector<int> reps;
   std::vector<std::uint32_t> count;
-  for (int k = 0; k < f.nccl_channels; ++k) {
+  for (int k = 0; k < nc; ++k) {
     std::size_t r = 0;
-    while (r < reps.size() && !copies(s, topo, device, actors, g, reps[r], k, deps)) ++r;
+    while (r < reps.size() && !copies(s, topo, device, actors, g, reps[r], k, same_deps, nc)) ++r;
     if (r == reps.size()) {
       reps.push_back(k);
       count.push_back(0);
