@@ -17,6 +17,15 @@ bool is_local(OpKind k) { return k == OpKind::kCopy || k == OpKind::kReduce; }
 
 template <class Net>
 Result Engine<Net>::run() {
+  if constexpr (!Net::kKnowsFinish) {
+    if (give_up_after_ < Time::max()) {
+      const Time floor = bytes_floor();
+      if (floor > give_up_after_) {
+        now_ = floor;
+        return gave_up();
+      }
+    }
+  }
   init_streams();
   if constexpr (Net::kKnowsFinish) {
     net_.emplace();
@@ -49,6 +58,52 @@ Result Engine<Net>::run() {
     if (!s.done) report_stuck();
   }
   return collect();
+}
+
+// A lower bound on the run's time under max-min, from its ops' bytes alone: no piece leaves
+// before the launch, and then
+//  - the flows on a link never carry more than its capacity between them, so the busiest link
+//    needs its wire bytes (the simulated actors' sends, each folded channel's times its copies)
+//    over its capacity;
+//  - a stream pushes one piece at a time, each at most at its channel's cap, so the busiest
+//    stream needs its wire bytes over the cap.
+// A run that must end after give_up_after is given up before it starts. (Not under the
+// contention-free model, whose connections never share a link and can together exceed it.)
+template <class Net>
+Time Engine<Net>::bytes_floor() {
+  std::vector<double> wire(link_capacity_.size(), 0.0);
+  double stream_seconds = 0;
+  for (int r = 0; r < period_; ++r) {
+    for (int c = 0; c < channels_; ++c) {
+      const int actual = fold_.simulated[c];
+      const double weight = fold_.weight[c];
+      int peer = -1;
+      std::uint32_t route = 0;
+      double pushed = 0, seconds = 0;
+      for (auto k = sched_.source()->stream(r, actual); k->index() < k->size(); k->next()) {
+        const Op& op = k->op();
+        if (!sends(op.kind) || op.bytes == 0) continue;
+        if (op.send_peer != peer) {
+          peer = op.send_peer;
+          route = route_between(device_[r], device_[peer], actual);
+        }
+        const RouteInfo& ri = routes_[route];
+        const double bytes = static_cast<double>(op.bytes) * wire_per_byte_;
+        pushed += bytes;
+        seconds += bytes / ri.cap;
+        for (std::uint32_t i = 0; i < ri.link_count; ++i) {
+          wire[route_links_[ri.first_link + i]] += bytes * weight;
+        }
+      }
+      if (pushed > 0) stream_seconds = std::max(stream_seconds, seconds);
+    }
+  }
+  double seconds = stream_seconds;
+  for (std::size_t l = 0; l < wire.size(); ++l) {
+    if (wire[l] > 0) seconds = std::max(seconds, wire[l] / link_capacity_[l]);
+  }
+  // The max-min fill keeps a link's residual at least 1e-9 of its capacity: allow for it.
+  return proto_.launch + Time::from_ps(static_cast<std::int64_t>(seconds * (1 - 1e-6) * 1e12));
 }
 
 // Every live event leads to work at its instant or later on a stream that has not finished (a

@@ -106,6 +106,7 @@ class Engine {
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
   Result gave_up() const;
+  Time bytes_floor();  // max-min: a lower bound on the run's time, from its ops' bytes
   // A piece's arrival and its slot's credit sit side by side: the receiver reads one and writes
   // the other, and so does the sender, so each touches one cache line, not two.
   std::uint64_t slot(std::uint64_t j) const {

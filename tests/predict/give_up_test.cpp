@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "algorithms/generators/registry.hpp"
 #include "predict/predictor.hpp"
 #include "topology/loader.hpp"
@@ -71,6 +73,50 @@ TEST(GiveUp, StopsExactlyWhenTheRunEndsLater) {
       }
     }
   }
+}
+
+// Under max-min a run may give up before it starts, on a lower bound from its ops' bytes (the
+// busiest link's wire bytes over its capacity, the busiest stream's over its channel cap): that
+// bound must never exceed the full run's time, on any preset, algorithm or protocol.
+TEST(GiveUp, TheBytesFloorIsNeverAboveTheRun) {
+  int floors = 0;
+  for (const auto& [config, nodes] : std::vector<std::pair<std::string, int>>{
+           {"dgx-h100", 1}, {"dgx-a100", 1}, {"h100-2node-ib", 2}, {"h100-16node-ib", 4},
+           {"a100-2node-roce", 2}, {"h100-4gpu-2node-ndr200", 2}, {"pcie-2gpu", 1},
+           {"summit", 2}}) {
+    const Topology topo = load_topology(config, LoadOptions{nodes});
+    for (const char* algo : {"ring", "dbtree", "ring2d", "rhd", "nvls", "nvls_tree"}) {
+      for (Protocol proto : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
+        for (std::uint64_t count : {std::uint64_t{2}, std::uint64_t{1} << 18, std::uint64_t{1} << 24}) {
+          Request r = request_for(topo, count);
+          r.algorithm = algo;
+          r.protocol = proto;
+          std::optional<Schedule> s;
+          try {
+            s = plan(r);
+          } catch (const RequestError&) {
+            continue;  // not an algorithm or protocol this cluster runs
+          }
+          SimOptions o;
+          Result full;
+          try {
+            full = simulate(*s, topo, o);
+          } catch (const RequestError&) {
+            continue;
+          }
+          o.give_up_after = Time();
+          const Result cut = simulate(*s, topo, o);
+          ASSERT_TRUE(cut.gave_up);
+          if (cut.events != 0) continue;  // given up during the run, not before it
+          ++floors;
+          EXPECT_LE(cut.total.ps(), full.total.ps())
+              << config << " " << algo << " " << to_string(proto) << " count " << count;
+          EXPECT_GT(cut.total.ps(), 0);
+        }
+      }
+    }
+  }
+  EXPECT_GT(floors, 100);
 }
 
 // Each candidate in turn plays NCCL's pick; the alternative found by stopped runs is the fastest
