@@ -32,12 +32,21 @@ std::uint32_t FlowNetwork::class_of(const RouteInfo& route) {
   if (class_by_route_.size() <= route.first_link) class_by_route_.resize(route_links_.size(), 0);
   std::uint32_t& slot = class_by_route_[route.first_link];
   if (slot == 0) {
-    Class c;
+    // Ids of emptied classes are reused, so that ids stay below the streams' count (each class
+    // in use has a flow in flight, at most one per stream) and fit an event (event_queue.hpp).
+    std::uint32_t id;
+    if (!free_.empty()) {
+      id = free_.back();
+      free_.pop_back();
+    } else {
+      id = static_cast<std::uint32_t>(classes_.size());
+      classes_.emplace_back();
+    }
+    Class& c = classes_[id];
     c.first_link = route.first_link;
     c.link_count = route.link_count;
     c.cap = route.cap;
-    classes_.push_back(std::move(c));
-    slot = static_cast<std::uint32_t>(classes_.size());
+    slot = id + 1;
   }
   return slot - 1;
 }
@@ -96,6 +105,8 @@ bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::
       *it = on.back();
       on.pop_back();
     }
+    class_by_route_[c.first_link] = 0;
+    free_.push_back(cls);
   }
   rerate(cls, now);
   return true;

@@ -99,7 +99,8 @@ class FlowNetwork {
 
   std::vector<LinkState> links_;
   std::vector<Class> classes_;
-  std::vector<std::uint32_t> class_by_route_;  // first_link -> class id + 1 (0: none yet)
+  std::vector<std::uint32_t> class_by_route_;  // first_link -> class id + 1 (0: none in use)
+  std::vector<std::uint32_t> free_;            // ids of emptied classes
   const std::vector<std::uint32_t>& route_links_;
   EventQueue& queue_;
   std::uint32_t stamp_ = 0;

@@ -109,5 +109,24 @@ TEST(FlowNetwork, TheChannelCapHoldsEachFlow) {
   EXPECT_NEAR(done.at(2), 5'000'000, 1);
 }
 
+// A class exists while it has flows: its id is reused by the next route that needs one, so ids
+// stay below the number of flows in flight (an event names its class in 24 bits), however many
+// routes a run uses one after another (alltoall on thousands of GPUs uses millions).
+TEST(FlowNetwork, AnEmptiedClassGivesItsIdToTheNextRoute) {
+  const std::vector<std::uint32_t> links = {0, 1, 2};
+  EventQueue q;
+  FlowNetwork net({kGBps, kGBps, kGBps}, links, q);
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    net.start(route(r, 1), 1000, Time::from_ps(0), r);
+    const Event e = q.pop();
+    ASSERT_EQ(e.kind(), EventKind::kFlowDone);
+    EXPECT_EQ(e.target(), 0u) << "route " << r;
+    std::uint32_t owner = 99;
+    ASSERT_TRUE(net.finish(e.target(), e.seq(), e.time(), owner));
+    EXPECT_EQ(owner, r);
+    EXPECT_TRUE(q.empty());
+  }
+}
+
 }  // namespace
 }  // namespace collsim::detail
