@@ -338,11 +338,12 @@ std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
 
 // Drops the parameters that --fix holds at their starting values.
 void hold_fixed(std::vector<CostParameter>& params, const std::vector<std::string>& fixed) {
+  const auto matches = [](const std::string& pattern, const CostParameter& p) {
+    return fnmatch(pattern.c_str(), p.path().c_str(), 0) == 0;
+  };
   for (const std::string& pattern : fixed) {
-    const auto matches = [&](const CostParameter& p) {
-      return fnmatch(pattern.c_str(), p.path().c_str(), 0) == 0;
-    };
-    if (std::none_of(params.begin(), params.end(), matches)) {
+    if (std::none_of(params.begin(), params.end(),
+                     [&](const CostParameter& p) { return matches(pattern, p); })) {
       std::string names;
       for (const CostParameter& p : params) names += (names.empty() ? "" : ", ") + p.path();
       throw RequestError(fmt::format(
@@ -350,9 +351,8 @@ void hold_fixed(std::vector<CostParameter>& params, const std::vector<std::strin
     }
   }
   std::erase_if(params, [&](const CostParameter& p) {
-    return std::any_of(fixed.begin(), fixed.end(), [&](const std::string& pattern) {
-      return fnmatch(pattern.c_str(), p.path().c_str(), 0) == 0;
-    });
+    return std::any_of(fixed.begin(), fixed.end(),
+                       [&](const std::string& pattern) { return matches(pattern, p); });
   });
 }
 

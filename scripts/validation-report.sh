@@ -181,10 +181,7 @@ for pass in fit copy; do
   for pid in $(jobs -p); do wait "$pid"; done  # each one's status, so a failed fit stops here
 done
 
-if [ "$OUT" = docs/validation ]; then
-  python3 scripts/validation_report.py "$OUT" > docs/validation.md
-  echo "wrote docs/validation.md" >&2
-else
-  python3 scripts/validation_report.py "$OUT" > "$OUT/validation.md"
-  echo "wrote $OUT/validation.md" >&2
-fi
+REPORT=docs/validation.md
+[ "$OUT" = docs/validation ] || REPORT=$OUT/validation.md
+python3 scripts/validation_report.py "$OUT" > "$REPORT"
+echo "wrote $REPORT" >&2

@@ -137,7 +137,7 @@ class Engine {
   TraceRecorder* trace_;
   int ranks_;
   int period_;  // ranks simulated: ranks_, or one period of a rank symmetry (symmetry.hpp)
-  int channels_;      // IR channels simulated: all, or the copies' representatives
+  int channels_ = 0;  // IR channels simulated: all, or the copies' representatives
   ChannelFold fold_;  // simulated channel -> schedule channel and weight (symmetry.hpp)
   std::uint64_t slots_;
   std::uint64_t slot_mask_;  // slots_ - 1 when a power of two (> 1), else 0
@@ -148,7 +148,8 @@ class Engine {
   double reduce_rate_;             // bytes/s; 0 = free
   double switch_reduce_rate_ = 0;  // per stream of a switch actor, bytes/s; 0 = free
   double copy_rate_;
-  std::uint32_t first_switch_stream_;  // streams are actor-major: the ranks', then the switches'
+  std::uint32_t first_switch_stream_ =
+      0;                               // streams are actor-major: the ranks', then the switches'
   std::vector<int> gpu_;               // schedule rank -> cluster rank
   std::vector<int> device_;  // schedule actor (ranks, then switches) -> topology device id
 

@@ -45,14 +45,12 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       proto_(costs.protocol(s.info().protocol)),
       trace_(o.trace),
       ranks_(s.actor_count()),
-      channels_(s.channel_count()),
       slots_(static_cast<std::uint64_t>(std::max(1, s.info().fifo.slots))),
       slot_mask_((slots_ & (slots_ - 1)) == 0 ? slots_ - 1 : 0),
       payload_(std::max<std::uint64_t>(1, s.info().fifo.slot_payload)),
       wire_per_byte_(1.0 / proto_.efficiency),
       reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
-      copy_rate_(costs.copy_bandwidth.bytes_per_second()),
-      first_switch_stream_(static_cast<std::uint32_t>(s.rank_count() * s.channel_count())) {
+      copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
   if (o.give_up_after) give_up_after_ = *o.give_up_after;
   // Exactly what post() and advance() compute for a full piece.
   full_wire_ =

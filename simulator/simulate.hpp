@@ -92,8 +92,9 @@ struct Result {
   // of others (channel folding, symmetry.hpp)
   int nccl_channels = 0;
   int simulated_channels = 0;
-  // SimOptions::give_up_after passed: the run ends after that instant; `total` is the instant
-  // of the first event beyond it (a lower bound), `events` those processed; nothing else is set.
+  // SimOptions::give_up_after passed: the run ends after that instant; `total` is a lower bound
+  // beyond it (the first event past it, or, under max-min, the bound from the ops' bytes that
+  // gave the run up before it started: `events` 0), `events` those processed; nothing else set.
   bool gave_up = false;
 };
 

@@ -42,7 +42,7 @@ int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<i
 // all of them (internal to simulator/; docs/scale.md explains it).
 //
 //   ChannelFold f = fold_channels(schedule, topo, device, actors);
-//   if (f.folded()) ... simulate f.simulated, each flow weighing f.weight of its channel
+//   simulate the IR channels f.simulated, each one's flows weighing f.weight of it
 //
 // NCCL channel k (its IR channels, schedule.hpp request_channel) is a copy of channel j when,
 // for every simulated actor, each of k's streams is the same sequence of op kinds, peers and byte
@@ -58,7 +58,6 @@ struct ChannelFold {
   std::vector<std::uint32_t> weight;  // per simulated IR channel: NCCL channels it stands for
   int nccl_channels = 0;              // NCCL channels of the schedule
   int nccl_simulated = 0;             // of those, simulated
-  bool folded() const { return nccl_simulated < nccl_channels; }
 };
 
 // `device[a]`: the topology device of actor a (ranks, then switches); `actors`: the actors
