@@ -22,9 +22,9 @@ double error_pct(double predicted, double measured) {
 }
 
 std::string request_key(const Request& r) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", to_string(r.collective), r.algorithm,
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", to_string(r.collective), r.algorithm,
                      to_string(r.protocol), to_string(r.dtype), r.count, r.channels, r.root,
-                     r.comm.size());
+                     r.comm.size(), r.host.gpus_per_thread, r.host.graph);
 }
 
 // Schedules built once, shared by every row that runs the same request.
@@ -333,6 +333,16 @@ std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
       if (seen.insert(p.path()).second) params.push_back(std::move(p));
     }
   }
+  // The host's launch cost shows only where one thread drove several GPUs without a CUDA graph
+  // (with one GPU per thread, a launch is far shorter than any collective).
+  const auto host_driven = [](const FileCase& fc) {
+    return fc.second.request.host.gpus_per_thread > 1 && !fc.second.request.host.graph;
+  };
+  if (std::any_of(sets.begin(), sets.end(), [&](const FitSet& s) {
+        return std::any_of(s.cases.begin(), s.cases.end(), host_driven);
+      })) {
+    params.push_back({{CostField::Kind::kHostLaunch}});
+  }
   return params;
 }
 
@@ -357,9 +367,11 @@ void hold_fixed(std::vector<CostParameter>& params, const std::vector<std::strin
 }
 
 // The least-squares problem over every set: one residual per row of each, in set order.
-LsqProblem joint_problem(const std::vector<FitSet>& sets, const std::vector<CostParameter>& params) {
+LsqProblem joint_problem(const std::vector<FitSet>& sets,
+                         const std::vector<CostParameter>& params) {
   std::vector<LsqProblem> parts;
-  for (const FitSet& s : sets) parts.push_back(fit_problem(*s.topo, s.start, params, s.cache, s.rows));
+  for (const FitSet& s : sets)
+    parts.push_back(fit_problem(*s.topo, s.start, params, s.cache, s.rows));
   LsqProblem p = parts.front();  // x0, bounds and steps: the first cluster's starting values
   p.residuals = [parts](const Eigen::VectorXd& x) {
     std::vector<Eigen::VectorXd> r;
@@ -441,8 +453,8 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
       const Schedule& sched = s.cache.schedule(s.cache.index(c.request));
       before.push_back(error_pct(predict_case(*s.topo, c, s.start, Model::kMaxMin, &sched)->us(),
                                  c.measured_us));
-      after.push_back(error_pct(predict_case(*s.topo, c, fitted, Model::kMaxMin, &sched)->us(),
-                                c.measured_us));
+      after.push_back(
+          error_pct(predict_case(*s.topo, c, fitted, Model::kMaxMin, &sched)->us(), c.measured_us));
     }
   }
   cal.before = error_stats(before);

@@ -37,6 +37,10 @@ void add_measurement_options(CLI::App* cmd, MeasurementArgs& m) {
   cmd->add_option("--op", m.op,
                   "the collective measured, for files that do not name it (no \"# Collective "
                   "test starting:\" line or *_perf command); files that do must agree");
+  cmd->add_option("--gpus-per-thread", m.gpus_per_thread,
+                  "GPUs one thread drove (nccl-tests -g), for files whose header does not say "
+                  "(no \"nGpus\"); files that do must agree")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--min-bytes", m.min_bytes, "use only rows of at least this size");
   cmd->add_option("--max-bytes", m.max_bytes, "use only rows of at most this size");
 }
@@ -54,6 +58,16 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
   std::vector<MeasurementFile> files;
   for (const std::string& f : m.files) {
     for (MeasurementFile& part : read_measurement_parts(f, options)) {
+      if (m.gpus_per_thread > 0) {
+        const std::optional<int> said = part.run.gpus_per_thread;
+        if (said && *said != m.gpus_per_thread) {
+          throw RequestError(fmt::format(
+              "--gpus-per-thread {}: {}:{} says nGpus {}; give it only for files whose header "
+              "does not say",
+              m.gpus_per_thread, part.path, part.run.line, *said));
+        }
+        part.run.gpus_per_thread = m.gpus_per_thread;
+      }
       keep_sizes(part, lo, hi);
       files.push_back(std::move(part));
     }

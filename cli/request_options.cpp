@@ -58,6 +58,7 @@ Request RequestOptions::request(const Topology& topo) const {
     throw RequestError(fmt::format("--bytes: {}", e.what()));
   }
   r.count = count_for_bytes(r.collective, size, r.dtype, r.comm.size());
+  r.host = host;
   return r;
 }
 
@@ -84,6 +85,14 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
   cmd.add_option("--root", opts.root, "root rank (broadcast, reduce, gather, scatter)")
       ->check(non_negative_int())
       ->capture_default_str();
+  cmd.add_option("--gpus-per-thread", opts.host.gpus_per_thread,
+                 "GPUs one host thread drives, as nccl-tests -g: each iteration takes at least "
+                 "this many collective launches (default 1: one process per GPU)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd.add_flag("--cuda-graph", opts.host.graph,
+               "the iterations run from a CUDA graph, as nccl-tests -G: no host launch per "
+               "iteration");
   add_nodes_option(cmd, opts.nodes);
   cmd.add_option("--routing", opts.routing,
                  "override the fabric's routing: dmodk, ecmp or adaptive (fat_tree and "

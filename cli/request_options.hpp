@@ -45,6 +45,7 @@ struct RequestOptions {
   std::string dtype = "f32";
   std::string redop = "sum";
   int root = 0;
+  HostLoop host;  // --gpus-per-thread, --cuda-graph
 
   Topology load() const;
   // The request over all of the topology's GPUs. `--bytes` is nccl-tests' size column; it must be
@@ -52,7 +53,8 @@ struct RequestOptions {
   Request request(const Topology& topo) const;
 };
 
-// Registers CONFIG, --nodes, --routing, the what-if fault options, --op (required), --dtype, --redop, --root, --channels, and,
+// Registers CONFIG, --nodes, --routing, the what-if fault options, --op (required), --dtype,
+// --redop, --root, --channels, --gpus-per-thread, --cuda-graph, and,
 // if `with_bytes`, --bytes (required); --algo and --proto with the given defaults.
 void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes = true);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "algorithms/generators/registry.hpp"
@@ -161,6 +162,28 @@ std::string cannot_run(const Request& r, const Topology& topo) {
 
 }  // namespace
 
+Time host_period(const Request& r, const CostParams& costs) {
+  if (r.host.graph) return Time{};
+  return costs.host_launch * std::max(1, r.host.gpus_per_thread);
+}
+
+namespace {
+
+std::optional<Prediction> by_collsim(const Request& r, const Topology& topo,
+                                     const CostParams& costs, Model model,
+                                     const PredictOptions& options, std::string* why) {
+  switch (model) {
+    case Model::kClosedForm:
+      return by_closed_form(r, topo, costs, options);
+    case Model::kContentionFree:
+      return by_simulation(r, topo, costs, SimNetwork::kContentionFree, options, why);
+    default:
+      return by_simulation(r, topo, costs, SimNetwork::kMaxMin, options, why);
+  }
+}
+
+}  // namespace
+
 std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
                                   Model model, const PredictOptions& options, std::string* why) {
   if (model == Model::kNccl) return by_nccl(r, options, why);
@@ -176,14 +199,18 @@ std::optional<Prediction> predict(const Request& r, const Topology& topo, const 
     if (why) *why = no;
     return std::nullopt;
   }
-  switch (model) {
-    case Model::kClosedForm:
-      return by_closed_form(r, topo, costs, options);
-    case Model::kContentionFree:
-      return by_simulation(r, topo, costs, SimNetwork::kContentionFree, options, why);
-    default:
-      return by_simulation(r, topo, costs, SimNetwork::kMaxMin, options, why);
+  std::optional<Prediction> p = by_collsim(r, topo, costs, model, options, why);
+  // A give-up (faster_than) stays one: the bound only lengthens the time.
+  const Time host = host_period(r, costs);
+  if (p && host > p->time) {
+    p->detail = fmt::format(
+        "host-bound: {} GPUs per thread x {:.2f} us to issue each, over {:.2f} us "
+        "on the GPUs; {}",
+        r.host.gpus_per_thread, costs.host_launch.us(), p->time.us(), p->detail);
+    p->time = host;
+    p->host_bound = true;
   }
+  return p;
 }
 
 }  // namespace collsim

@@ -17,6 +17,10 @@
 //                    simulated.
 //   kNccl            NCCL's own tuning model (algorithms/models/nccl_model.hpp), which knows
 //                    NCCL's algorithms only and uses NCCL's constants, never collsim's costs.
+// The first three also bound the time from below by the host's share of an iteration,
+// costs.host_launch x r.host.gpus_per_thread (none with a CUDA graph): nccl-tests runs the GPUs
+// on one iteration while the host issues the next, so an iteration takes the longer of the two
+// (Prediction::host_bound says which). NCCL's model has no such term.
 // The first three read every cost from `costs` (the GPU's defaults under the config's `costs:`
 // block and its overlays, resolved once per command); tests/predict/model_contract_test.cpp
 // holds them to that and to agreeing with each other where they should.
@@ -55,7 +59,14 @@ struct Prediction {
   int simulated_ranks = 0;   // < ranks when a rank symmetry let one period stand for all
   // kClosedForm: the form is exact, i.e. equals the contention-free simulation (estimate.hpp).
   bool exact = false;
+  // The host's share of the iteration (Request::host) was longer than the GPUs' run, and is the
+  // time; `detail` says so.
+  bool host_bound = false;
 };
+
+// The host's time to issue one iteration of `r` (Request::host): host_launch per GPU its thread
+// drives, nothing when the iterations run from a CUDA graph.
+Time host_period(const Request& r, const CostParams& costs);
 
 struct PredictOptions {
   const NcclModel* nccl = nullptr;     // NCCL's model for this communicator; kNccl needs it

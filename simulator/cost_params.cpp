@@ -109,6 +109,15 @@ CostParams default_cost_params(int sm) {
   // NVSwitch does not reduce (nccl-tests#228): no NVLS, the value is never used.
   constexpr double kNvlsGBps[] = {0.0, 274.0, 481.0};
   c.nvls_bandwidth = GBps(kNvlsGBps[a]);
+
+  // The host's cost to issue one collective on one GPU (NCCL's enqueue and the kernel launch).
+  // One thread driving g GPUs issues g of them per iteration inside one group (nccl-tests -g;
+  // NCCL launches every device's kernel at ncclGroupEnd, nccl#347). Measured on a DGX A100,
+  // NCCL_ALGO=Ring, one channel, 8-128 B AllReduce with -g 2..8 (nccl-tests#123): 10.0, 13.76,
+  // 16.88, 20.8, 25.2, 29.5, 33.7 us, linear in g from 3 GPUs on at 4.2 us per GPU
+  // ((33.7 - 16.88) / 4 = 4.2; 33.7 / 8 = 4.21), far steeper than the ring's NVLink steps.
+  // No architecture-specific figure is published; the same value serves every GPU.
+  c.host_launch = us(4.2);
   return c;
 }
 
@@ -162,6 +171,8 @@ double cost_value(const CostParams& params, const CostField& f) {
       return params.copy_bandwidth.bytes_per_second();
     case K::kNvlsBandwidth:
       return params.nvls_bandwidth.bytes_per_second();
+    case K::kHostLaunch:
+      return static_cast<double>(params.host_launch.ps());
   }
   return 0;
 }
@@ -193,6 +204,9 @@ void set_cost_value(CostParams& params, const CostField& f, double v) {
       break;
     case K::kNvlsBandwidth:
       params.nvls_bandwidth = Bandwidth::bytes_per_second(v);
+      break;
+    case K::kHostLaunch:
+      params.host_launch = ps_of(v);
       break;
   }
 }

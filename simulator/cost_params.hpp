@@ -27,6 +27,10 @@
 //    whole rate, ports x nvls_bandwidth, is shared by its streams, so a switch reducing for p
 //    GPUs over C channels delays each piece-reduction by B x C / ((p - 1) x nvls_bandwidth)
 //    and reduces a whole n-byte AllReduce in n / nvls_bandwidth.
+//  - host_launch is not simulated: it is the host's time to issue one collective on one GPU.
+//    A measured iteration takes at least host_launch x the GPUs one host thread drives
+//    (predict/predict.hpp, Request::host); nccl-tests -g 8 from one thread is host-bound below
+//    ~64 KiB on 8 GPUs.
 #pragma once
 
 #include <array>
@@ -59,6 +63,7 @@ struct CostParams {
   Bandwidth reduce_bandwidth;  // zero = reductions are free
   Bandwidth copy_bandwidth;    // zero = local copies are free
   Bandwidth nvls_bandwidth;    // the NVSwitch's reduction rate per GPU port; zero = free
+  Time host_launch;            // host time to issue one collective on one GPU; zero = none
 
   ProtocolCost& protocol(Protocol p) { return protocols[static_cast<int>(p)]; }
   const ProtocolCost& protocol(Protocol p) const { return protocols[static_cast<int>(p)]; }

@@ -22,6 +22,7 @@ std::vector<CostField> build_fields() {
   out.push_back({K::kReduceBandwidth});
   out.push_back({K::kCopyBandwidth});
   out.push_back({K::kNvlsBandwidth});
+  out.push_back({K::kHostLaunch});
   for (int p = 0; p < 3; ++p) {
     out.push_back({K::kLaunch, p});
     out.push_back({K::kEfficiency, p});
@@ -131,6 +132,8 @@ std::string CostField::path() const {
       return "copy_bandwidth";
     case Kind::kNvlsBandwidth:
       return "nvls_bandwidth";
+    case Kind::kHostLaunch:
+      return "host_launch";
   }
   return {};
 }
@@ -139,6 +142,7 @@ CostUnit CostField::unit() const {
   switch (kind) {
     case Kind::kLaunch:
     case Kind::kHopLatency:
+    case Kind::kHostLaunch:
       return CostUnit::kTime;
     case Kind::kEfficiency:
     case Kind::kLinkEfficiency:
@@ -174,6 +178,8 @@ double CostField::upper() const {
   switch (kind) {
     case Kind::kLaunch:
       return 10'000 * kPsPerUs;  // 10 ms
+    case Kind::kHostLaunch:
+      return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kHopLatency:
       return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kChannelBandwidth:

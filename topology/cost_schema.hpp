@@ -9,6 +9,7 @@
 //     reduce_bandwidth: 1.1TB/s   # γ = 1 / this; "free" for none
 //     copy_bandwidth: 1.6TB/s     # local copies; "free" for none
 //     nvls_bandwidth: 274GB/s     # NVSwitch reduction per GPU port (NVLS); "free" for none
+//     host_launch: 4.2us          # host time to issue one collective on one GPU
 //     protocols:
 //       simple:                   # ll ll128 simple
 //         efficiency: 1.0         # payload / wire bytes
@@ -49,6 +50,7 @@ struct CostField {
     kReduceBandwidth,
     kCopyBandwidth,
     kNvlsBandwidth,
+    kHostLaunch,
   };
   Kind kind = Kind::kLaunch;
   int protocol = 0;  // index into kCostProtocols (protocol fields)
@@ -74,8 +76,9 @@ struct CostSetting {
 };
 using CostSettings = std::vector<CostSetting>;
 
-// Every field, in the order an overlay is written: link efficiencies, reduce and copy
-// bandwidths, then per protocol launch, efficiency, channel bandwidth and hop latencies.
+// Every field, in the order an overlay is written: link efficiencies, reduce, copy and NVLS
+// bandwidths, the host's launch, then per protocol launch, efficiency, channel bandwidth and hop
+// latencies.
 const std::vector<CostField>& cost_fields();
 std::optional<CostField> find_cost_field(std::string_view path);
 

@@ -22,6 +22,16 @@
 
 namespace collsim {
 
+// How the host issues the collective, iteration after iteration, as nccl-tests does: one thread
+// issues one call per GPU it drives (nccl-tests -g, "nGpus" in its header), back to back while
+// the GPUs run the previous iteration; with a CUDA graph (-G, "graph: 1") the iterations were
+// captured once and the host issues nothing per iteration. One process per GPU (mpirun, srun,
+// torchrun) is the default.
+struct HostLoop {
+  int gpus_per_thread = 1;
+  bool graph = false;
+};
+
 struct Request {
   Collective collective = Collective::kAllReduce;
   std::string algorithm = "ring";
@@ -34,6 +44,7 @@ struct Request {
   std::uint64_t chunk_bytes = 0;  // 0: the protocol's default (default_chunking)
   int slices = 0;                 // slices per chunk; 0: default
   Communicator comm = Communicator::flat(1);
+  HostLoop host;  // not part of the schedule: predict() bounds the time by the host's share
 };
 
 // nccl-tests' size column -> count. `size` must be a multiple of the element size (RequestError
