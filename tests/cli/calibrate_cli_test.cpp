@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/cli/run_collsim.hpp"
 
@@ -258,3 +260,103 @@ TEST(ValidateCli, AnEndlessLogIsRefusedAtItsSizeCap) {
 
 }  // namespace
 }  // namespace collsim::test
+
+namespace collsim {
+namespace {
+
+// The time_us of each row of a validate run, in order.
+std::vector<double> predicted_us(const std::string& out) {
+  const nlohmann::json j = nlohmann::json::parse(out);
+  std::vector<double> t;
+  for (const auto& row : j.at("rows")) t.push_back(row.at("time_us"));
+  return t;
+}
+
+TEST(ValidateCli, TheHeadersHostLoopBoundsTheFloor) {
+  // The same 4 H100s, one thread driving all four: eager launches (graph: 0) and a CUDA graph
+  // (graph: 1). Eager, each iteration takes at least 4 x host_launch = 16.8 us.
+  const std::string eager =
+      kData + "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt";
+  const std::string graph =
+      kData + "h100x4_1node_allreduce_small-msg_reg0_graph1_waynehacking8.txt";
+  const auto e = run_collsim("validate dgx-h100 --default-costs --measurements " + eager +
+                             " --max-bytes 64 --format json");
+  const auto g = run_collsim("validate dgx-h100 --default-costs --measurements " + graph +
+                             " --max-bytes 64 --format json");
+  ASSERT_EQ(e.status, 0) << e.err;
+  ASSERT_EQ(g.status, 0) << g.err;
+  const std::vector<double> te = predicted_us(e.out), tg = predicted_us(g.out);
+  ASSERT_EQ(te.size(), 4u);
+  ASSERT_EQ(tg.size(), te.size());
+  for (std::size_t i = 0; i < te.size(); ++i) {
+    EXPECT_DOUBLE_EQ(te[i], 16.8) << i;
+    EXPECT_LT(tg[i], 16.8) << i;
+  }
+}
+
+TEST(ValidateCli, GpusPerThreadStandsInForAHeaderThatDoesNotSay) {
+  // The 4-GPU eager table without its "# nThread 1 nGpus 4 ..." line: one GPU per thread is
+  // assumed, unless --gpus-per-thread says what the header would have.
+  const std::string table =
+      kData + "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt";
+  std::ifstream in(table);
+  const std::string path = ::testing::TempDir() + "no-nthread-line.txt";
+  std::ofstream out(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# nThread", 0) != 0) out << line << "\n";
+  }
+  out.close();
+  const std::string args = " --default-costs --max-bytes 64 --format json";
+  const auto said = run_collsim("validate dgx-h100 --measurements " + table + args);
+  const auto given =
+      run_collsim("validate dgx-h100 --measurements " + path + " --gpus-per-thread 4" + args);
+  const auto unsaid = run_collsim("validate dgx-h100 --measurements " + path + args);
+  ASSERT_EQ(said.status, 0) << said.err;
+  ASSERT_EQ(given.status, 0) << given.err;
+  ASSERT_EQ(unsaid.status, 0) << unsaid.err;
+  EXPECT_EQ(predicted_us(given.out), predicted_us(said.out));
+  for (double t : predicted_us(unsaid.out)) EXPECT_LT(t, 16.8);
+
+  const auto clash =
+      run_collsim("validate pcie-2gpu --measurements " + kAllGather + " --gpus-per-thread 4");
+  EXPECT_EQ(clash.status, 1);
+  EXPECT_EQ(clash.err, "collsim: --gpus-per-thread 4: " + kAllGather +
+                           ":7 says nGpus 2; give it only for files whose header does not say\n");
+}
+
+}  // namespace
+}  // namespace collsim
+
+namespace collsim {
+namespace {
+
+TEST(ValidateCli, ASweepsHostLoopReadsBack) {
+  // sweep writes the host loop it predicted into its header ("nGpus 8 ... graph: 0"), so the
+  // table validates against itself to the digits it prints. At 10 us a launch, eight of them
+  // (80 us) are longer than dgx-h100's 8-byte ring.
+  const std::string overlay = ::testing::TempDir() + "host-launch-10us.yaml";
+  std::ofstream(overlay) << "costs:\n  host_launch: 10us\n";
+  const std::string table = ::testing::TempDir() + "sweep-g8.txt";
+  const std::string costs = " --costs " + overlay;
+  const auto s = run_collsim(
+      "sweep dgx-h100 --op allreduce -b 8 -e 64K -f 8 --algo ring --proto "
+      "ll --gpus-per-thread 8" +
+      costs + " > " + table);
+  ASSERT_EQ(s.status, 0) << s.err;
+  std::ifstream in(table);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("# nThread 1 nGpus 8 "), std::string::npos) << text;
+  EXPECT_NE(text.find(" graph: 0\n"), std::string::npos) << text;
+  const auto v =
+      run_collsim("validate dgx-h100 --measurements " + table + costs + " --format json");
+  ASSERT_EQ(v.status, 0) << v.err;
+  const nlohmann::json j = nlohmann::json::parse(v.out);
+  ASSERT_EQ(j.at("rows").size(), 6u);
+  for (const auto& row : j.at("rows")) {
+    EXPECT_NEAR(row.at("error_pct").get<double>(), 0.0, 0.05) << row;
+  }
+  EXPECT_DOUBLE_EQ(j.at("rows")[0].at("measured_us").get<double>(), 80.0);
+}
+
+}  // namespace
+}  // namespace collsim
