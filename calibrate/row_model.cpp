@@ -95,9 +95,6 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
     r.dtype = *row.data_type;
     r.redop = row.reduce_op.value_or(ReduceOp::kSum);
     r.root = std::max(0, row.root);
-    // nccl-tests' header: how many GPUs one thread drove, and whether a CUDA graph ran them.
-    r.host.gpus_per_thread = std::max(1, f.run.gpus_per_thread.value_or(1));
-    r.host.graph = f.run.graph.value_or(0) > 0;
     try {
       r.comm = communicator_for(topo, row.ranks > 0 ? row.ranks : f.ranks, where);
       r.count = count_for_bytes(r.collective, Bytes(row.bytes), r.dtype, r.comm.size());
@@ -110,6 +107,12 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
       const auto backend = row.labels.find("BACKEND");
       const bool collsim_run =
           f.format == MeasurementFormat::kCollsimCsv || backend != row.labels.end();
+      // nccl-tests' header: how many GPUs one thread drove, and whether a CUDA graph ran them.
+      // `collsim bench` times its backends its own way, one launch per rank.
+      if (!collsim_run) {
+        r.host.gpus_per_thread = std::max(1, f.run.gpus_per_thread.value_or(1));
+        r.host.graph = f.run.graph.value_or(0) > 0;
+      }
       std::optional<int> channels = row.channels;
       if (const auto ch = row.labels.find("CHANNELS");
           !channels && ch != row.labels.end() && ch->second != "nccl") {

@@ -19,7 +19,7 @@
 // Channels: NCCL's runtime channel count on this cluster, bounded by NCCL_MIN/MAX_NCHANNELS and
 // NCCL_MIN/MAX_CTAS where the file sets them; collsim's CSV gives its own.
 // The host: nccl-tests' "nGpus" (GPUs one thread drives) and "graph:" from the header, 1 and no
-// graph where it has none (Request::host).
+// graph where it has none or the table is collsim's own (Request::host).
 // Ranks: the row's rank count, run on all of the cluster's GPUs, the first GPUs of one node, or
 // the first whole nodes; any other count is a MeasurementError naming the file.
 #pragma once

@@ -26,8 +26,9 @@ std::string program_name(Collective c) {
 void write_run_header(std::ostream& out, const NcclTestsTable& t) {
   out << fmt::format(
       "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}(factor) warmup iters: {} iters: {} "
-      "agg iters: 1 validation: {} graph: 0\n",
-      t.gpus, t.min_bytes, t.max_bytes, t.factor, t.warmup, t.iters, t.validation);
+      "agg iters: 1 validation: {} graph: {}\n",
+      t.gpus, t.min_bytes, t.max_bytes, t.factor, t.warmup, t.iters, t.validation,
+      t.graph ? 1 : 0);
 }
 
 void write_devices(std::ostream& out, const NcclTestsTable& t) {

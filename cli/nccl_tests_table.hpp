@@ -35,6 +35,7 @@ struct NcclTestsTable {
 
   // The "# nThread 1 nGpus ..." line.
   int gpus = 1;  // nGpus: ranks per process
+  bool graph = false;
   std::uint64_t min_bytes = 0, max_bytes = 0;
   std::uint64_t factor = 2;
   int warmup = 0, iters = 1, validation = 0;

@@ -74,6 +74,9 @@ NcclTestsTable table_frame(const Predictor& ev, const std::string& command, std:
   t.min_bytes = min_bytes;
   t.max_bytes = max_bytes;
   t.factor = factor;
+  // The host loop predicted (--gpus-per-thread, --cuda-graph), so that validate reads it back.
+  t.gpus = r.host.gpus_per_thread;
+  t.graph = r.host.graph;
   const int listed = t.ranks > kListedRanks ? kListedWhenMany : t.ranks;
   for (int rank = 0; rank < listed; ++rank) {
     const Rank gpu{r.comm.gpu(rank)};
