@@ -160,15 +160,6 @@ std::string cannot_run(const Request& r, const Topology& topo) {
   return "";
 }
 
-}  // namespace
-
-Time host_period(const Request& r, const CostParams& costs) {
-  if (r.host.graph) return Time{};
-  return costs.host_launch * std::max(1, r.host.gpus_per_thread);
-}
-
-namespace {
-
 std::optional<Prediction> by_collsim(const Request& r, const Topology& topo,
                                      const CostParams& costs, Model model,
                                      const PredictOptions& options, std::string* why) {
@@ -183,6 +174,11 @@ std::optional<Prediction> by_collsim(const Request& r, const Topology& topo,
 }
 
 }  // namespace
+
+Time host_period(const Request& r, const CostParams& costs) {
+  if (r.host.graph) return Time{};
+  return costs.host_launch * std::max(1, r.host.gpus_per_thread);
+}
 
 std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
                                   Model model, const PredictOptions& options, std::string* why) {
