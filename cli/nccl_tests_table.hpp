@@ -34,7 +34,7 @@ struct NcclTestsTable {
   int root = 0;                     // printed for rooted collectives, -1 for the others
 
   // The "# nThread 1 nGpus ..." line.
-  int gpus = 1;  // nGpus: ranks per process
+  int gpus = 1;  // nGpus: GPUs its one thread drives (ranks per process)
   bool graph = false;
   std::uint64_t min_bytes = 0, max_bytes = 0;
   std::uint64_t factor = 2;

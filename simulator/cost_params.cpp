@@ -114,7 +114,7 @@ CostParams default_cost_params(int sm) {
   // One thread driving g GPUs issues g of them per iteration inside one group (nccl-tests -g;
   // NCCL launches every device's kernel at ncclGroupEnd, nccl#347). Measured on a DGX A100,
   // NCCL_ALGO=Ring, one channel, 8-128 B AllReduce with -g 2..8 (nccl-tests#123): 10.0, 13.76,
-  // 16.88, 20.8, 25.2, 29.5, 33.7 us, linear in g from 3 GPUs on at 4.2 us per GPU
+  // 16.88, 20.8, 25.2, 29.5, 33.7 us, linear in g from 4 GPUs on at 4.2 us per GPU
   // ((33.7 - 16.88) / 4 = 4.2; 33.7 / 8 = 4.21), far steeper than the ring's NVLink steps.
   // No architecture-specific figure is published; the same value serves every GPU.
   c.host_launch = us(4.2);
