@@ -29,8 +29,9 @@
 //    and reduces a whole n-byte AllReduce in n / nvls_bandwidth.
 //  - host_launch is not simulated: it is the host's time to issue one collective on one GPU.
 //    A measured iteration takes at least host_launch x the GPUs one host thread drives
-//    (predict/predict.hpp, Request::host); nccl-tests -g 8 from one thread is host-bound below
-//    ~64 KiB on 8 GPUs.
+//    (predict/predict.hpp, Request::host). The -g 8 AllReduce tables of tests/data/nccl-tests
+//    stay flat at 32-36 us up to 32 KiB on 8x A100 (a100x8_1node_allreduce_oci-bm-gpu4.8) and
+//    64 KiB on 8x H100 (h100x8_1node_allreduce_NVLS_together).
 #pragma once
 
 #include <array>

@@ -178,9 +178,8 @@ double CostField::upper() const {
   switch (kind) {
     case Kind::kLaunch:
       return 10'000 * kPsPerUs;  // 10 ms
-    case Kind::kHostLaunch:
-      return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kHopLatency:
+    case Kind::kHostLaunch:
       return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kChannelBandwidth:
       return 1e13;  // 10 TB/s, far above one CTA

@@ -61,7 +61,7 @@ TEST(HostLoop, ALargeCollectiveIsTheGpusTimeWhateverTheHost) {
   EXPECT_EQ(one->time, eight->time);
 }
 
-TEST(HostLoop, TheBoundFollowsHostLaunchAndNcclsModelHasNone) {
+TEST(HostLoop, TheBoundFollowsHostLaunch) {
   const Topology topo = load_topology("dgx-h100");
   CostParams costs = default_cost_params(topo);
   costs.host_launch = us(10);
@@ -78,19 +78,18 @@ TEST(HostLoop, TheReaderTakesNGpusAndGraphFromTheHeader) {
   std::filesystem::create_directories(dir);
   const auto write = [&](const std::string& name, int ngpus, int graph) {
     const auto path = dir / name;
-    std::ofstream(path)
-        << "# Collective test starting: all_reduce_perf\n"
+    std::ofstream out(path);
+    out << "# Collective test starting: all_reduce_perf\n"
         << "# nThread 1 nGpus " << ngpus
         << " minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
            "validation: 1 graph: "
         << graph << "\n"
         << "#\n# Using devices\n";
     for (int k = 0; k < 8; ++k) {
-      std::ofstream(path, std::ios::app) << "#  Rank  " << k << " Group  0 Pid 1 on host device  "
-                                         << k << " [0x0" << k << "] NVIDIA H100 80GB HBM3\n";
+      out << "#  Rank  " << k << " Group  0 Pid 1 on host device  " << k << " [0x0" << k
+          << "] NVIDIA H100 80GB HBM3\n";
     }
-    std::ofstream(path, std::ios::app)
-        << "#\n#                                                              out-of-place"
+    out << "#\n#                                                              out-of-place"
            "                       in-place\n"
         << "#       size         count      type   redop    root     time   algbw   busbw #wrong"
            "     time   algbw   busbw #wrong\n"
