@@ -137,6 +137,9 @@ class Engine {
   TraceRecorder* trace_;
   int ranks_;
   int period_;  // ranks simulated: ranks_, or one period of a rank symmetry (symmetry.hpp)
+  // Per link, the one standing for its orbit under that symmetry; empty when links are not
+  // shared between periods (RankSymmetry::link_image).
+  std::vector<std::int32_t> link_image_;
   int channels_ = 0;  // IR channels simulated: all, or the copies' representatives
   ChannelFold fold_;  // simulated channel -> schedule channel and weight (symmetry.hpp)
   std::uint64_t slots_;

@@ -82,7 +82,11 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
                           std::max(1, s.info().requested_channels);
   }
   period_ = ranks_;
-  if (o.symmetry && trace_ == nullptr) period_ = symmetry_period(s, topo, gpu_, !Net::kKnowsFinish);
+  if (o.symmetry && trace_ == nullptr) {
+    RankSymmetry sym = rank_symmetry(s, topo, gpu_, !Net::kKnowsFinish);
+    period_ = sym.period;
+    link_image_ = std::move(sym.link_image);
+  }
   fold_ =
       o.fold_channels && trace_ == nullptr ? fold_channels(s, topo, device_, period_) : no_fold(s);
   channels_ = static_cast<int>(fold_.simulated.size());
@@ -141,7 +145,16 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
                             static_cast<std::uint64_t>(to) << 16 | (flow & 0xFFFF);
   auto it = route_index_.find(key);
   if (it != route_index_.end()) return it->second;
-  const Route& route = topo_.route(DeviceId{from}, DeviceId{to}, flow);
+  const Route& found = topo_.route(DeviceId{from}, DeviceId{to}, flow);
+  // Where periods share links, each link is the one standing for its orbit (symmetry.hpp).
+  Route folded;
+  if (!link_image_.empty()) {
+    folded.links = found.links;
+    for (LinkId& l : folded.links) {
+      if (link_image_[l.value] >= 0) l = LinkId{link_image_[l.value]};
+    }
+  }
+  const Route& route = link_image_.empty() ? found : folded;
   RouteInfo info;
   info.link_count = static_cast<std::uint32_t>(route.links.size());
   // Channels whose routes cross the same links share one entry of route_links_, which makes
@@ -236,6 +249,7 @@ Result Engine<Net>::collect() {
   // Switch actors finish before the ranks they send to; results name ranks only.
   r.rank_finish.resize(static_cast<std::size_t>(sched_.rank_count()));
   r.simulated_ranks = std::min(period_, sched_.rank_count());
+  r.folded_links = !link_image_.empty();
   r.nccl_channels = fold_.nccl_channels;
   r.simulated_channels = fold_.nccl_simulated;
   std::vector<std::uint64_t> bytes(topo_.links().size(), 0);
@@ -243,6 +257,10 @@ Result Engine<Net>::collect() {
     const RouteInfo& ri = routes_[c.route];
     for (std::uint32_t i = 0; i < ri.link_count; ++i)
       bytes[route_links_[ri.first_link + i]] += c.wire_bytes * c.weight;
+  }
+  // Folded links: every link of an orbit carries what the one standing for it carried.
+  for (std::size_t l = 0; l < link_image_.size(); ++l) {
+    if (link_image_[l] >= 0) bytes[l] = bytes[static_cast<std::size_t>(link_image_[l])];
   }
   const double seconds = r.total.seconds();
   for (std::size_t l = 0; l < bytes.size(); ++l) {

@@ -61,7 +61,9 @@ struct SimOptions {
   TraceRecorder* trace = nullptr;  // records op slices and pieces when set (trace.hpp)
   // Simulate one period of ranks where shifting the ranks provably changes nothing (a ring with
   // equal segments on a cluster that repeats node by node, leaf by leaf or pod by pod;
-  // simulator/symmetry.hpp). Same result either way; off with a trace, which shows every rank.
+  // simulator/symmetry.hpp). The same result to the picosecond, or, where periods share links
+  // under max-min (Result::folded_links), within the bound symmetry.hpp states; off with a
+  // trace, which shows every rank.
   bool symmetry = true;
   // Simulate one of each set of NCCL channels that are copies of each other, its flows counting
   // for all of them (channel folding, simulator/symmetry.hpp). Off with a trace.
@@ -88,6 +90,9 @@ struct Result {
   std::uint64_t ops = 0;          // ops executed
   std::size_t peak_pending_events = 0;
   int simulated_ranks = 0;  // < ranks when a rank symmetry let one period stand for all
+  // That symmetry folded links shared between periods (max-min only): within picoseconds of the
+  // full simulation, not bit for bit (simulator/symmetry.hpp)
+  bool folded_links = false;
   // NCCL channels of the schedule, and of those the ones simulated: fewer when some were copies
   // of others (channel folding, symmetry.hpp)
   int nccl_channels = 0;

@@ -61,10 +61,9 @@ Connections connections(const Schedule& s, const Topology& topo, const std::vect
   return k;
 }
 
-// Whether the shift by p is a symmetry (with `shared_links`: of the max-min model).
-bool is_period(const Connections& k, int p, bool shared_links) {
+// Conditions 2 and 3: every stream's neighbours and route shift with it.
+bool shifts_alike(const Connections& k, int p) {
   const int n = k.n, ch = k.channels;
-  const std::size_t streams = static_cast<std::size_t>(n) * ch;
   auto shifted = [&](int peer) { return peer < 0 ? -1 : (peer + p) % n; };
   for (int r = 0; r < n; ++r) {
     const int image = (r + p) % n;
@@ -75,10 +74,15 @@ bool is_period(const Connections& k, int p, bool shared_links) {
       if (k.signature[b] != k.signature[a]) return false;
     }
   }
-  if (!shared_links) return true;
-  // Links in use: each carries connections of one period only (the period of the sender:
-  // ranks [jp, (j+1)p)), and the connections sharing a link in period j are those sharing one
-  // in period 0, shifted by jp.
+  return true;
+}
+
+// Condition 4, exact case: each link in use carries connections of one period only (the
+// period of the sender: ranks [jp, (j+1)p)), and the connections sharing a link in period j
+// are those sharing one in period 0, shifted by jp.
+bool periods_apart(const Connections& k, int p) {
+  const int n = k.n, ch = k.channels;
+  const std::size_t streams = static_cast<std::size_t>(n) * ch;
   std::vector<std::int32_t> owner(k.link_count, -1);
   std::vector<std::vector<int>> users(k.link_count);
   for (std::size_t id = 0; id < streams; ++id) {
@@ -111,17 +115,63 @@ bool is_period(const Connections& k, int p, bool shared_links) {
   return true;
 }
 
+// Condition 4 where periods share links: the shift as a map of links (link i of (r, c)'s
+// route to link i of (r + p, c)'s) must be one-to-one with every orbit N / p long. Returns,
+// per link, the first link of its orbit (-1 for links no route crosses); empty if it fails.
+std::vector<std::int32_t> link_orbits(const Connections& k, int p) {
+  const int n = k.n, ch = k.channels;
+  const std::size_t streams = static_cast<std::size_t>(n) * ch;
+  std::vector<std::int32_t> image(k.link_count, -1), preimage(k.link_count, -1);
+  for (std::size_t id = 0; id < streams; ++id) {
+    const int r = static_cast<int>(id) / ch;
+    const std::size_t twin = static_cast<std::size_t>((r + p) % n) * ch + id % ch;
+    // Same signature (shifts_alike), so the same number of links.
+    for (std::uint32_t i = k.first[id], j = k.first[twin]; i < k.first[id + 1]; ++i, ++j) {
+      const std::int32_t from = k.links[i], to = k.links[j];
+      if (image[from] < 0 && preimage[to] < 0) {
+        image[from] = to;
+        preimage[to] = from;
+      } else if (image[from] != to || preimage[to] != from) {
+        return {};
+      }
+    }
+  }
+  std::vector<std::int32_t> rep(k.link_count, -1);
+  const int orbit = n / p;
+  for (std::size_t l = 0; l < k.link_count; ++l) {
+    if (image[l] < 0 || rep[l] >= 0) continue;
+    int length = 0;
+    std::int32_t m = static_cast<std::int32_t>(l);
+    do {
+      rep[m] = static_cast<std::int32_t>(l);
+      m = image[m];
+      ++length;
+    } while (m >= 0 && m != static_cast<std::int32_t>(l) && length <= orbit);
+    if (m != static_cast<std::int32_t>(l) || length != orbit) return {};
+  }
+  return rep;
+}
+
 }  // namespace
 
-int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<int>& gpu,
-                    bool shared_links) {
+RankSymmetry rank_symmetry(const Schedule& s, const Topology& topo, const std::vector<int>& gpu,
+                           bool shared_links) {
   const int n = s.actor_count();  // a rank-symmetric schedule has no switch actors
-  if (n < 2 || !s.source()->rank_symmetric()) return n;
+  RankSymmetry none{n, {}};
+  if (n < 2 || !s.source()->rank_symmetric()) return none;
   const Connections k = connections(s, topo, gpu);
+  // The exact shortcut where there is one, even at a longer period; then folded links.
+  std::vector<int> alike;
   for (int p = 1; p < n; ++p) {
-    if (n % p == 0 && is_period(k, p, shared_links)) return p;
+    if (n % p != 0 || !shifts_alike(k, p)) continue;
+    if (!shared_links || periods_apart(k, p)) return RankSymmetry{p, {}};
+    alike.push_back(p);
   }
-  return n;
+  for (int p : alike) {
+    std::vector<std::int32_t> rep = link_orbits(k, p);
+    if (!rep.empty()) return RankSymmetry{p, std::move(rep)};
+  }
+  return none;
 }
 
 namespace {

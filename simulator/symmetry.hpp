@@ -1,7 +1,8 @@
 // Rank symmetry: when shifting every rank by P maps the whole simulation onto itself, only P
 // ranks need simulating (internal to simulator/; docs/scale.md explains it).
 //
-//   int p = symmetry_period(schedule, topo, placement, true);  // rank_count() if none
+//   RankSymmetry sym = rank_symmetry(schedule, topo, placement, true);
+//   sym.period: ranks simulated (rank_count() if there is no symmetry)
 //
 // The shift by P is a symmetry when
 //  1. the schedule says every rank behaves alike (OpSource::rank_symmetric: on each channel the
@@ -9,19 +10,28 @@
 //  2. on every channel, the neighbours of rank r + P are those of rank r shifted by P;
 //  3. the route of every connection (r -> next) crosses links of the same kinds, bandwidths and
 //     latencies, in the same order, as the route of the connection it shifts onto;
-//  4. (max-min model only; the contention-free model never shares a link) links are not shared
-//     between periods (ranks [jP, (j+1)P)): each link in use carries the connections of one
-//     period only (the senders'), and the connections sharing a link in period j are those
-//     sharing one in period 0, shifted by jP.
-// Then the periods never meet on a link: each runs the same computation on its own flows
-// (max-min shares are recomputed per link, from the flows on it), and every event of rank r
-// has a twin for rank r + P at the same instant. The simulator runs ranks [0, P) only; the
-// connection from rank P - 1 to rank P (period 1) closes the period on itself: rank 0 receives
-// it, with the route of the real connection. Condition 4 is strict on purpose: where two
-// periods share a link (a NIC's PCIe link carrying one channel's traffic from the previous
-// node and another's from the next), the engine's incremental max-min refill sees the twins'
-// simultaneous events one at a time, and times could differ in the last picoseconds. A test
-// compares the two on every collective where both run (tests/simulator/symmetry_test.cpp).
+//  4. (max-min model only; the contention-free model never shares a link) the shift maps the
+//     links in use onto themselves: "link i of connection (r, c)'s route goes to link i of
+//     connection (r + P, c)'s" names one image for every link and never the same image for
+//     two, and following it from any link comes back after exactly N / P shifts (no link is
+//     its own image after fewer, as a core link carrying every period's traffic would be).
+// Then every event of rank r has a twin for rank r + P at the same instant, and the simulator
+// runs ranks [0, P) only; the connection from rank P - 1 to rank P (period 1) closes the period
+// on itself: rank 0 receives it.
+//
+// How the links are simulated depends on whether periods share them:
+//  - Exact (`link_image` empty): each link in use carries the connections of one period only
+//    (the senders'), so the periods never meet on a link and the closing connection keeps its
+//    real route. Not a picosecond changes (tests/simulator/symmetry_test.cpp, bit for bit).
+//  - Folded links (`link_image` set, max-min only): some link carries connections of two
+//    periods, as a GPU's downlink does when one ring channel arrives from the rank before and
+//    another from the rank after. Each link is replaced by the one standing for its orbit
+//    under the shift, so the simulated period's connections meet on it exactly as all
+//    periods' connections meet on any one link of the orbit: the same flows, the same max-min
+//    shares. The full simulation sees the twins' simultaneous events one at a time and re-rates
+//    after each, rounding every re-timing to a picosecond; the folded one sees one of them, so
+//    the two can drift apart by those roundings. The test bounds the drift against the full
+//    simulation (tests/simulator/symmetry_test.cpp) and `predict` says which one it used.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +42,19 @@
 
 namespace collsim::detail {
 
+struct RankSymmetry {
+  int period = 0;  // ranks simulated: one period, or N when there is no symmetry
+  // Per topology link, the link standing for its orbit under the shift (-1 where no simulated
+  // route crosses it); empty where no link is shared between periods (the exact case above).
+  std::vector<std::int32_t> link_image;
+  bool folds_links() const { return !link_image.empty(); }
+};
+
 // The smallest period P < N dividing N (N = ranks) for which the shift by P is a symmetry;
-// N when there is none. `gpu[r]` is the cluster rank of schedule rank r; `shared_links`: the
-// network model shares links (max-min), so condition 4 applies.
-int symmetry_period(const Schedule& s, const Topology& topo, const std::vector<int>& gpu,
-                    bool shared_links);
+// period N when there is none. `gpu[r]` is the cluster rank of schedule rank r; `shared_links`:
+// the network model shares links (max-min), so condition 4 applies.
+RankSymmetry rank_symmetry(const Schedule& s, const Topology& topo, const std::vector<int>& gpu,
+                           bool shared_links);
 
 // Channel folding: NCCL channels that are copies of each other are simulated once, standing for
 // all of them (internal to simulator/; docs/scale.md explains it).
