@@ -5,23 +5,34 @@
 //   ./build/bench/collsim_scale_bench --benchmark_filter=FlatSwitch  # events/s by channel count
 //   ./build/bench/collsim_scale_bench --benchmark_filter=Summit      # 8 B ring/LL, max-min
 //   ./build/bench/collsim_scale_bench --benchmark_filter=LargeMessage
+//   ./build/bench/collsim_scale_bench --benchmark_filter=DefaultPredict
 //
 // BM_FlatSwitchRing: 1 GiB ring AllReduce (Simple) under max-min on bench/flat-switch.yaml (one
-// non-blocking switch, 400 GB/s per GPU) at 64, 128 and 1,024 GPUs, with NCCL's 2 channels and
-// with 16. A channel's flows between two GPUs are one max-min class, so an event costs about the
-// same at 16 channels as at 2 (compare events_per_s), and channels that are copies are simulated
-// once (simulated_channels).
+// non-blocking switch, 400 GB/s per GPU) at 64, 128, 1,024 and 8,192 GPUs, with NCCL's 2
+// channels and with 16: one rank stands for all, the GPU downlinks the two ring directions share
+// folded (simulated_ranks; simulator/symmetry.hpp). BM_FlatSwitchRingFull: the same at 1,024
+// GPUs with every rank simulated, for the engine's own event rate: a channel's flows between
+// two GPUs are one max-min class, so an event costs about the same at 16 channels as at 2
+// (compare events_per_s), and channels that are copies are simulated once (simulated_channels).
 // BM_SummitSmallRingMaxMin: 8 B ring AllReduce with LL on Summit under max-min (the default
 // model), with the rank-symmetry shortcut allowed (it does not apply to unequal segments, so
 // simulated_ranks shows whether it did).
-// BM_LargeMessage: ring AllReduce on dgx-h100 at 1 and 8 GiB: the cost grows with the message
-// size (one event per NCCL piece).
-// The topology and the schedule are built outside the timed region; simulate() is timed.
+// BM_LargeMessage: ring AllReduce on dgx-h100 at 1 and 8 GiB, simulate() alone: the cost grows
+// with the message size (one event per NCCL piece).
+// BM_DefaultPredict: what `collsim predict CONFIG --op allreduce --bytes B` runs with nothing
+// else given (NCCL's channels, --select nccl: NCCL's pick simulated, then every other candidate
+// as far as the pick's time): dgx-h100 at 1 GiB and 1 TiB (predict() extends long messages from
+// a steady state, predict/steady_state.hpp), h100-16node-ib at 16 nodes and 1 GiB.
+// The topology and the schedule are built outside the timed region; simulate() is timed
+// (BM_DefaultPredict: choose() and faster_alternative(), the schedules built inside).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <string>
 
 #include "algorithms/generators/registry.hpp"
+#include "algorithms/models/nccl_model.hpp"
+#include "predict/predictor.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/loader.hpp"
 
@@ -66,6 +77,24 @@ BENCHMARK(BM_FlatSwitchRing)
     ->Args({128, 16})
     ->Args({1024, 2})
     ->Args({1024, 16})
+    ->Args({8192, 2})
+    ->Args({8192, 16})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
+void BM_FlatSwitchRingFull(benchmark::State& state) {
+  const Topology topo = load_topology(std::string(COLLSIM_SOURCE_DIR) + "/bench/flat-switch.yaml",
+                                      LoadOptions{static_cast<int>(state.range(0))});
+  Request q;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kSimple;
+  q.count = std::uint64_t{1} << 28;  // 1 GiB of f32
+  q.channels = static_cast<int>(state.range(1));
+  run(topo, q, false, state);
+}
+BENCHMARK(BM_FlatSwitchRingFull)
+    ->Args({1024, 2})
+    ->Args({1024, 16})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
@@ -90,6 +119,35 @@ void BM_LargeMessage(benchmark::State& state) {
   run(topo, q, true, state);
 }
 BENCHMARK(BM_LargeMessage)->Arg(1)->Arg(8)->Unit(benchmark::kSecond)->Iterations(1);
+
+// Args: 0 dgx-h100, 1 h100-16node-ib; nodes; log2 of the size in bytes.
+void BM_DefaultPredict(benchmark::State& state) {
+  const char* config = state.range(0) == 0 ? "dgx-h100" : "h100-16node-ib";
+  const Topology topo = load_topology(config, LoadOptions{static_cast<int>(state.range(1))});
+  Request q;
+  q.comm = Communicator::from_topology(topo);
+  q.count = (std::uint64_t{1} << state.range(2)) / 4;  // f32
+  const NcclModelInput in = nccl_model_input(topo, q.comm, NcclVersion::k2_30);
+  q.channels = std::clamp(in.runtime_channels, 1, 64);
+  PredictSetup s{topo, q, parse_algo_choice("auto", "auto"), cost_params(topo), Model::kMaxMin,
+                 SelectPolicy::kNccl, in};
+  s.nccl_channels = true;
+  const Predictor p(s);
+  Choice c;
+  for (auto _ : state) {
+    c = p.choose(q.count);
+    benchmark::DoNotOptimize(p.faster_alternative(q.count, c));
+  }
+  state.counters["sim_time_us"] = c.eval.time.us();
+  state.counters["events"] = static_cast<double>(c.eval.events);
+  state.SetLabel(c.candidate.algorithm + "/" + std::string(to_string(c.candidate.protocol)));
+}
+BENCHMARK(BM_DefaultPredict)
+    ->Args({0, 1, 30})
+    ->Args({0, 1, 40})
+    ->Args({1, 16, 30})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace collsim

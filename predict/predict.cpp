@@ -8,6 +8,7 @@
 #include "algorithms/generators/registry.hpp"
 #include "algorithms/models/estimate.hpp"
 #include "algorithms/models/selection.hpp"
+#include "predict/steady_state.hpp"
 #include "simulator/alpha_beta_cost.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/error.hpp"
@@ -65,9 +66,6 @@ Prediction by_closed_form(const Request& r, const Topology& topo, const CostPara
 std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
                                         const CostParams& costs, SimNetwork network,
                                         const PredictOptions& o, std::string* why) {
-  std::optional<Schedule> own;
-  const Schedule* s = o.schedule;
-  if (s == nullptr) s = &own.emplace(plan(r));
   SimOptions so;
   so.network = network;
   so.costs = costs;
@@ -77,7 +75,18 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
   for (int k = 0; k < r.comm.size(); ++k) so.placement.push_back(r.comm.gpu(k));
   Result local;
   Result& res = o.result != nullptr ? *o.result : local;
-  res = simulate(*s, topo, so);
+  // A long message runs at a few sizes and is extended along their line (steady_state.hpp).
+  SteadyState steady;
+  std::optional<Result> extended;
+  if (o.steady_state && o.result == nullptr) extended = simulate_steady(r, topo, so, &steady);
+  if (extended) {
+    res = std::move(*extended);
+  } else {
+    std::optional<Schedule> own;
+    const Schedule* s = o.schedule;
+    if (s == nullptr) s = &own.emplace(plan(r));
+    res = simulate(*s, topo, so);
+  }
   if (res.gave_up) {
     if (why) *why = fmt::format("it ends after {:.3f} us", o.faster_than->us());
     return std::nullopt;
@@ -95,13 +104,21 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
   } else {
     p.detail = fmt::format("{} events", res.events);
   }
-  if (res.simulated_ranks < s->rank_count()) {
-    p.detail += fmt::format(" (rank symmetry: {} of {} ranks simulated)", res.simulated_ranks,
-                            s->rank_count());
+  if (res.simulated_ranks < r.comm.size()) {
+    p.detail += fmt::format(" (rank symmetry: {} of {} ranks simulated{})", res.simulated_ranks,
+                            r.comm.size(), res.folded_links ? ", shared links folded" : "");
   }
   if (res.simulated_channels < res.nccl_channels) {
     p.detail += fmt::format(" (channel symmetry: {} of {} channels simulated)",
                             res.simulated_channels, res.nccl_channels);
+  }
+  if (extended) {
+    Request one = r;
+    one.count = steady.quantum;
+    const std::uint64_t last = steady.first + (steady.runs - 1) * steady.step;
+    p.detail += fmt::format(
+        " (steady state: {} to {} of {} steps of {} simulated, every {}; the rest extended)",
+        steady.first, last, steady.quanta, to_string(request_bytes(one)), steady.step);
   }
   return p;
 }

@@ -76,6 +76,10 @@ struct PredictOptions {
   // Simulating models: allow the rank-symmetry shortcut (simulator/symmetry.hpp), which leaves
   // the links of the ranks it does not simulate out of Result::links.
   bool symmetry = true;
+  // Simulating models: a message of many loops is simulated at a few shorter sizes and its time
+  // extended along their line, within kSteadyBound of the full run (steady_state.hpp). Off, or
+  // with `result` set, the whole message is simulated.
+  bool steady_state = true;
   // Simulating models: only a time below this one is wanted. A run that is known to end later
   // stops there (SimOptions::give_up_after) and predict() returns nullopt, `why` saying so.
   std::optional<Time> faster_than;
