@@ -93,10 +93,18 @@ Topology TopologyBuilder::build() && {
   graph->g = Topology::Graph::Type(t.devices_.size());
   graph->out.assign(t.devices_.size(), {});
   graph->in.assign(t.devices_.size(), {});
+  graph->in_from_switch.assign(t.devices_.size(), {});
+  graph->out_to_switch.assign(t.devices_.size(), {});
   for (const Link& l : t.links_) {
     boost::add_edge(l.src.value, l.dst.value, Topology::Graph::EdgeProps{l.id.value}, graph->g);
     graph->out[l.src.value].push_back(l.id);
     graph->in[l.dst.value].push_back(l.id);
+    if (is_network(l.kind) && t.devices_[l.src.value].kind == DeviceKind::kSwitch) {
+      graph->in_from_switch[l.dst.value].push_back(l.id);
+    }
+    if (is_network(l.kind) && t.devices_[l.dst.value].kind == DeviceKind::kSwitch) {
+      graph->out_to_switch[l.src.value].push_back(l.id);
+    }
   }
   t.graph_ = std::move(graph);
   t.routes_ = std::make_unique<Topology::RouteCache>();

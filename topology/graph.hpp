@@ -21,6 +21,11 @@ struct Topology::Graph {
   // Out- and in-links per device in link-id order, for deterministic iteration.
   std::vector<std::vector<LinkId>> out;
   std::vector<std::vector<LinkId>> in;
+  // Network in-links whose source is a switch: what a route's search through the fabric
+  // follows (route.cpp), without the NIC links of a switch that thousands of GPUs hang off.
+  std::vector<std::vector<LinkId>> in_from_switch;
+  // Network out-links whose destination is a switch: the next hops a route may take.
+  std::vector<std::vector<LinkId>> out_to_switch;
 };
 
 struct Topology::RouteCache {

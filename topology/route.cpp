@@ -124,21 +124,57 @@ std::uint64_t mix(std::uint64_t x) {
 }  // namespace
 
 Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t flow) const {
-  // Hop distances to the destination over network links, transiting switches only.
-  std::vector<int> dist(devices_.size(), -1);
+  // Hop distances to the destination over network links, transiting switches only: a breadth-
+  // first search back from the destination through the switches, then the source NIC one hop
+  // past the nearest switch it feeds. Only the switches' distances and the two NICs' are read
+  // below, so the search never walks the links of the thousands of NICs a switch may serve,
+  // and the distances live in a per-thread array reset entry by entry: a route costs the
+  // fabric's switch links, not the cluster's devices.
+  thread_local std::vector<int> dist;
+  thread_local std::vector<std::int32_t> touched;
+  if (dist.size() < devices_.size()) dist.resize(devices_.size(), -1);
+  const auto set = [&](DeviceId d, int hops) {
+    dist[d.value] = hops;
+    touched.push_back(d.value);
+  };
+  struct Reset {
+    ~Reset() {
+      for (std::int32_t d : touched) dist[d] = -1;
+      touched.clear();
+    }
+  } reset;
   std::deque<DeviceId> queue{to_nic};
-  dist[to_nic.value] = 0;
+  set(to_nic, 0);
   while (!queue.empty()) {
     const DeviceId d = queue.front();
     queue.pop_front();
-    for (LinkId l : graph_->in[d.value]) {
+    const auto visit = [&](LinkId l) {
       const Link& link = links_[l.value];
-      if (!is_network(link.kind) || dist[link.src.value] >= 0) continue;
-      dist[link.src.value] = dist[d.value] + 1;
-      if (devices_[link.src.value].kind == DeviceKind::kSwitch) queue.push_back(link.src);
+      if (!is_network(link.kind) || devices_[link.src.value].kind != DeviceKind::kSwitch ||
+          dist[link.src.value] >= 0) {
+        return;
+      }
+      set(link.src, dist[d.value] + 1);
+      queue.push_back(link.src);
+    };
+    // The destination NIC's own in-links are few; a switch's come from switches only here.
+    if (d == to_nic) {
+      for (LinkId l : graph_->in[d.value]) visit(l);
+    } else {
+      for (LinkId l : graph_->in_from_switch[d.value]) visit(l);
     }
   }
-  if (dist[from_nic.value] < 0) return Route{};
+  if (from_nic != to_nic) {
+    int best = -1;
+    for (LinkId l : graph_->out[from_nic.value]) {
+      const Link& link = links_[l.value];
+      if (!is_network(link.kind) || dist[link.dst.value] < 0) continue;
+      if (link.dst != to_nic && devices_[link.dst.value].kind != DeviceKind::kSwitch) continue;
+      if (best < 0 || dist[link.dst.value] < best) best = dist[link.dst.value];
+    }
+    if (best < 0) return Route{};
+    set(from_nic, best + 1);
+  }
   const int key = nic_index_[to_nic.value];
   const std::uint64_t flow_hash =
       mix(mix(mix(static_cast<std::uint64_t>(nic_index_[from_nic.value])) ^
@@ -147,12 +183,22 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
   Route r;
   std::uint64_t digit = 1;
   for (DeviceId cur = from_nic; cur != to_nic;) {
+    // The next hops: a switch one hop nearer, or the destination itself (links in id order,
+    // as the device's out-links list them).
     std::vector<LinkId> next;
-    for (LinkId l : graph_->out[cur.value]) {
+    const auto nearer = [&](LinkId l) {
       const Link& link = links_[l.value];
-      if (!is_network(link.kind) || dist[link.dst.value] != dist[cur.value] - 1) continue;
-      if (link.dst != to_nic && devices_[link.dst.value].kind != DeviceKind::kSwitch) continue;
-      next.push_back(l);
+      return link.src == cur && is_network(link.kind) &&
+             dist[link.dst.value] == dist[cur.value] - 1;
+    };
+    if (dist[cur.value] == 1) {
+      for (LinkId l : graph_->in[to_nic.value]) {
+        if (nearer(l)) next.push_back(l);
+      }
+    } else {
+      for (LinkId l : graph_->out_to_switch[cur.value]) {
+        if (nearer(l)) next.push_back(l);
+      }
     }
     // D-mod-k takes successive digits of d at successive levels (d mod k1, then d / k1 mod k2).
     const std::uint64_t choice = routing_ == Routing::kEcmp
