@@ -23,9 +23,8 @@ std::uint64_t quantum_of(const Request& r, const Chunking& k) {
   if (is_blocked(r.collective)) return q;
   // A ring's (and the other algorithms') channel span is split into a block per rank; NVLS's
   // into a block per GPU of a node (one head each).
-  const int blocks = family == Family::kNvls
-                         ? r.comm.size() / std::max(1, r.comm.node_count())
-                         : r.comm.size();
+  const int blocks =
+      family == Family::kNvls ? r.comm.size() / std::max(1, r.comm.node_count()) : r.comm.size();
   return q * static_cast<std::uint64_t>(std::max(1, blocks));
 }
 
@@ -68,7 +67,8 @@ Result extend_runs(const std::map<std::uint64_t, Result>& all, const Result& r2,
   out.folded_links = r3.folded_links;
   out.nccl_channels = r3.nccl_channels;
   out.simulated_channels = r3.simulated_channels;
-  // Links: every link of the 3a run (a link that carries bytes at 2a carries them at 3a).
+  // Links: every link of the last run (a link that carries bytes in one run carries them in
+  // the next, longer one).
   const double seconds = out.total.seconds();
   std::size_t j = 0;
   for (const LinkUsage& u3 : r3.links) {
@@ -77,12 +77,13 @@ Result extend_runs(const std::map<std::uint64_t, Result>& all, const Result& r2,
         j < r2.links.size() && r2.links[j].link.value == u3.link.value ? r2.links[j].bytes : 0;
     LinkUsage u;
     u.link = u3.link;
-    u.bytes = static_cast<std::uint64_t>(extend(static_cast<std::int64_t>(b2),
-                                                static_cast<std::int64_t>(u3.bytes), steps));
+    u.bytes = static_cast<std::uint64_t>(
+        extend(static_cast<std::int64_t>(b2), static_cast<std::int64_t>(u3.bytes), steps));
     const Link& l = topo.link(u.link);
     const double capacity = l.bandwidth.bytes_per_second() * costs.efficiency(l.kind);
     u.busy_fraction = seconds > 0 ? static_cast<double>(u.bytes) / (capacity * seconds) : 0;
-    if (out.bottleneck < 0 || u.busy_fraction > out.links[static_cast<std::size_t>(out.bottleneck)].busy_fraction) {
+    const auto busiest = static_cast<std::size_t>(out.bottleneck);
+    if (out.bottleneck < 0 || u.busy_fraction > out.links[busiest].busy_fraction) {
       out.bottleneck = static_cast<int>(out.links.size());
     }
     out.links.push_back(u);
@@ -141,8 +142,8 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
     if (last * min_gain > quanta) break;
     std::array<Result, kRuns> runs_at;
     for (std::uint64_t i = 0; i < kRuns; ++i) runs_at[i] = run(b + i * a);
-    Result out = extend_runs(runs, runs_at[kRuns - 2], runs_at[kRuns - 1],
-                             (quanta - last) / a, topo, costs);
+    Result out =
+        extend_runs(runs, runs_at[kRuns - 2], runs_at[kRuns - 1], (quanta - last) / a, topo, costs);
     // A run that only has to beat a known time: the links' bytes are exact whatever the
     // timing, and the busiest one's over its capacity bounds the time from below.
     if (options.give_up_after) {
