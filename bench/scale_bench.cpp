@@ -60,7 +60,8 @@ Result run(const Topology& topo, Request q, bool symmetry, benchmark::State& sta
   return r;
 }
 
-void BM_FlatSwitchRing(benchmark::State& state) {
+// Args: GPUs, channels.
+void flat_switch_ring(benchmark::State& state, bool symmetry) {
   const Topology topo = load_topology(std::string(COLLSIM_SOURCE_DIR) + "/bench/flat-switch.yaml",
                                       LoadOptions{static_cast<int>(state.range(0))});
   Request q;
@@ -68,8 +69,10 @@ void BM_FlatSwitchRing(benchmark::State& state) {
   q.protocol = Protocol::kSimple;
   q.count = std::uint64_t{1} << 28;  // 1 GiB of f32
   q.channels = static_cast<int>(state.range(1));
-  run(topo, q, true, state);
+  run(topo, q, symmetry, state);
 }
+
+void BM_FlatSwitchRing(benchmark::State& state) { flat_switch_ring(state, true); }
 BENCHMARK(BM_FlatSwitchRing)
     ->Args({64, 2})
     ->Args({64, 16})
@@ -82,16 +85,7 @@ BENCHMARK(BM_FlatSwitchRing)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
-void BM_FlatSwitchRingFull(benchmark::State& state) {
-  const Topology topo = load_topology(std::string(COLLSIM_SOURCE_DIR) + "/bench/flat-switch.yaml",
-                                      LoadOptions{static_cast<int>(state.range(0))});
-  Request q;
-  q.algorithm = "ring";
-  q.protocol = Protocol::kSimple;
-  q.count = std::uint64_t{1} << 28;  // 1 GiB of f32
-  q.channels = static_cast<int>(state.range(1));
-  run(topo, q, false, state);
-}
+void BM_FlatSwitchRingFull(benchmark::State& state) { flat_switch_ring(state, false); }
 BENCHMARK(BM_FlatSwitchRingFull)
     ->Args({1024, 2})
     ->Args({1024, 16})

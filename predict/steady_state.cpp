@@ -28,6 +28,21 @@ std::uint64_t quantum_of(const Request& r, const Chunking& k) {
   return q * static_cast<std::uint64_t>(std::max(1, blocks));
 }
 
+// Wire bytes/s a link carries, as the engine counts it (engine_setup.cpp link_capacity_).
+double capacity(const Topology& topo, const CostParams& costs, LinkId id) {
+  const Link& l = topo.link(id);
+  return l.bandwidth.bytes_per_second() * costs.efficiency(l.kind);
+}
+
+// A run known to end after options.give_up_after: `at` bounds its end from below.
+Result gave_up(Time at, std::uint64_t events) {
+  Result r;
+  r.total = at;
+  r.events = events;
+  r.gave_up = true;
+  return r;
+}
+
 // y3 + (y3 - y2) x steps: the line through the last two runs, `steps` runs further on.
 std::int64_t extend(std::int64_t y2, std::int64_t y3, std::uint64_t steps) {
   return y3 + (y3 - y2) * static_cast<std::int64_t>(steps);
@@ -40,10 +55,10 @@ Time extend(Time y2, Time y3, std::uint64_t steps) {
 // Whether the increments of `at(run)` (a time) grow and all agree with the last within kSlope
 // of the total's last increment.
 template <class At>
-bool agree(const std::array<Result, kRuns>& runs, std::int64_t scale, At at) {
-  const std::int64_t last = (at(runs[kRuns - 1]) - at(runs[kRuns - 2])).ps();
+bool agree(const std::array<const Result*, kRuns>& runs, std::int64_t scale, At at) {
+  const std::int64_t last = (at(*runs[kRuns - 1]) - at(*runs[kRuns - 2])).ps();
   for (std::size_t i = 1; i < kRuns; ++i) {
-    const std::int64_t d = (at(runs[i]) - at(runs[i - 1])).ps();
+    const std::int64_t d = (at(*runs[i]) - at(*runs[i - 1])).ps();
     if (d <= 0 || static_cast<double>(std::llabs(d - last)) > kSlope * static_cast<double>(scale))
       return false;
   }
@@ -52,10 +67,10 @@ bool agree(const std::array<Result, kRuns>& runs, std::int64_t scale, At at) {
 
 // Whether the runs show a steady state: the total's increments agree, and so do every rank's
 // finish's (a pipelined tree's total can look steady while its root's finish is not).
-bool steady(const std::array<Result, kRuns>& runs) {
-  const std::int64_t scale = (runs[kRuns - 1].total - runs[kRuns - 2].total).ps();
+bool steady(const std::array<const Result*, kRuns>& runs) {
+  const std::int64_t scale = (runs[kRuns - 1]->total - runs[kRuns - 2]->total).ps();
   if (!agree(runs, scale, [](const Result& r) { return r.total; })) return false;
-  for (std::size_t k = 0; k < runs[0].rank_finish.size(); ++k) {
+  for (std::size_t k = 0; k < runs[0]->rank_finish.size(); ++k) {
     if (!agree(runs, scale, [k](const Result& r) { return r.rank_finish[k]; })) return false;
   }
   return true;
@@ -92,9 +107,8 @@ Result extend_runs(const std::map<std::uint64_t, Result>& all, const Result& r2,
     u.link = u3.link;
     u.bytes = static_cast<std::uint64_t>(
         extend(static_cast<std::int64_t>(b2), static_cast<std::int64_t>(u3.bytes), steps));
-    const Link& l = topo.link(u.link);
-    const double capacity = l.bandwidth.bytes_per_second() * costs.efficiency(l.kind);
-    u.busy_fraction = seconds > 0 ? static_cast<double>(u.bytes) / (capacity * seconds) : 0;
+    u.busy_fraction =
+        seconds > 0 ? static_cast<double>(u.bytes) / (capacity(topo, costs, u.link) * seconds) : 0;
     const auto busiest = static_cast<std::size_t>(out.bottleneck);
     if (out.bottleneck < 0 || u.busy_fraction > out.links[busiest].busy_fraction) {
       out.bottleneck = static_cast<int>(out.links.size());
@@ -164,38 +178,27 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
     for (const auto& [q, run_at] : runs) cost += q;
     for (std::uint64_t i = 0; i < kRuns; ++i) cost += runs.count(b + i * a) ? 0 : b + i * a;
     if (cost * min_gain > quanta) break;
-    std::array<Result, kRuns> runs_at;
-    for (std::uint64_t i = 0; i < kRuns; ++i) runs_at[i] = run(b + i * a);
-    Result out =
-        extend_runs(runs, runs_at[kRuns - 2], runs_at[kRuns - 1], (quanta - last) / a, topo, costs);
+    // Pointers into `runs`, whose nodes stay put: a run's rank finishes are not copied.
+    std::array<const Result*, kRuns> runs_at;
+    for (std::uint64_t i = 0; i < kRuns; ++i) runs_at[i] = &run(b + i * a);
+    Result out = extend_runs(runs, *runs_at[kRuns - 2], *runs_at[kRuns - 1], (quanta - last) / a,
+                             topo, costs);
     // A run that only has to beat a known time: the links' bytes are exact whatever the
     // timing, and the busiest one's over its capacity bounds the time from below.
     if (options.give_up_after) {
       double floor = 0;
-      for (const LinkUsage& u : out.links) {
-        const Link& l = topo.link(u.link);
-        floor = std::max(floor, static_cast<double>(u.bytes) /
-                                    (l.bandwidth.bytes_per_second() * costs.efficiency(l.kind)));
-      }
-      // The max-min fill's 1e-9 residual per link, as the engine's own bound allows for.
-      const Time bound = Time::from_ps(static_cast<std::int64_t>(floor * (1 - 1e-6) * 1e12));
-      if (bound > *options.give_up_after) {
-        Result gave;
-        gave.total = bound;
-        gave.events = out.events;
-        gave.gave_up = true;
-        return gave;
-      }
+      for (const LinkUsage& u : out.links)
+        floor = std::max(floor, static_cast<double>(u.bytes) / capacity(topo, costs, u.link));
+      // The max-min fill's residual, as the engine's own bound allows for (simulate.hpp).
+      const Time bound =
+          Time::from_ps(static_cast<std::int64_t>(floor * (1 - kBytesFloorSlack) * 1e12));
+      if (bound > *options.give_up_after) return gave_up(bound, out.events);
     }
     if (!extends) break;
     if (!steady(runs_at)) continue;
     if (how != nullptr) *how = SteadyState{quantum, quanta, b, a, kRuns};
     if (options.give_up_after && out.total > *options.give_up_after) {
-      Result gave;
-      gave.total = out.total;
-      gave.events = out.events;
-      gave.gave_up = true;
-      return gave;
+      return gave_up(out.total, out.events);
     }
     return out;
   }

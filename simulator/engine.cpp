@@ -102,9 +102,9 @@ Time Engine<Net>::bytes_floor() {
   for (std::size_t l = 0; l < wire.size(); ++l) {
     if (wire[l] > 0) seconds = std::max(seconds, wire[l] / link_capacity_[l]);
   }
-  // The max-min fill keeps a link's residual at least 1e-9 of its capacity, so an overloaded
-  // link may carry that much more: the bound gives up 1e-6, a thousand such floors at once.
-  return proto_.launch + Time::from_ps(static_cast<std::int64_t>(seconds * (1 - 1e-6) * 1e12));
+  // The max-min fill's residual: kBytesFloorSlack (simulate.hpp).
+  return proto_.launch +
+         Time::from_ps(static_cast<std::int64_t>(seconds * (1 - kBytesFloorSlack) * 1e12));
 }
 
 // Every live event leads to work at its instant or later on a stream that has not finished (a

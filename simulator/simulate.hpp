@@ -74,6 +74,12 @@ struct SimOptions {
   std::optional<Time> give_up_after;
 };
 
+// What a lower bound taken from link bytes alone gives up, as a fraction of it: the max-min fill
+// keeps a link's residual at least 1e-9 of its capacity, so an overloaded link may carry that
+// much more, and 1e-6 covers a thousand such floors at once (the engine's bound for
+// give_up_after, and predict/steady_state.cpp's).
+inline constexpr double kBytesFloorSlack = 1e-6;
+
 struct LinkUsage {
   LinkId link;
   std::uint64_t bytes = 0;   // wire bytes carried
