@@ -8,6 +8,7 @@
 #include "algorithms/generators/registry.hpp"
 #include "algorithms/ir/communicator.hpp"
 #include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/nccl_p2p.hpp"
 #include "algorithms/models/selection.hpp"
 #include "topology/error.hpp"
 
@@ -141,8 +142,8 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         r.algorithm = s.chosen.algorithm;
         r.protocol = s.chosen.protocol;
         if (!channels) {
-          r.channels = nccl_launched_channels(r.algorithm, r.protocol, r.comm.size(), row.bytes,
-                                              r.channels, min_ch);
+          r.channels = nccl_request_channels(r, nccl_p2p_shape(topo, r.comm, r.channels), row.bytes,
+                                             r.channels, min_ch);
         }
         c.nccl_pick = own.nccl_pick;
         if (own.time_us > 0) c.nccl_us = own.time_us;

@@ -17,6 +17,9 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
     nccl_.emplace(*s_.nccl);
   }
   candidates_ = collsim::candidates(s_.request.collective, s_.allowed, s_.model == Model::kNccl);
+  if (s_.nccl_channels && is_nccl_p2p(s_.request.collective)) {
+    p2p_ = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
+  }
 }
 
 Request Predictor::request(const Candidate& c, std::uint64_t count) const {
@@ -25,8 +28,7 @@ Request Predictor::request(const Candidate& c, std::uint64_t count) const {
   r.protocol = c.protocol;
   r.count = count;
   if (s_.nccl_channels) {
-    r.channels = nccl_launched_channels(r.algorithm, r.protocol, r.comm.size(),
-                                        request_bytes(r).count(), r.channels);
+    r.channels = nccl_request_channels(r, p2p_, request_bytes(r).count(), r.channels);
   }
   return r;
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/nccl_p2p.hpp"
 #include "algorithms/models/selection.hpp"
 #include "predict/predict.hpp"
 
@@ -122,6 +123,7 @@ class Predictor {
   PredictSetup s_;
   std::vector<Candidate> candidates_;
   std::optional<NcclModel> nccl_;
+  NcclP2p p2p_;  // NCCL's p2p channels, for a p2p collective on NCCL's channel count
 };
 
 }  // namespace collsim

@@ -12,8 +12,8 @@ struct Hop {
   Bandwidth bw;
 };
 
-Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, int from, int to,
-        int channels) {
+Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, double cap, int from,
+        int to, int channels) {
   const Route& r = topo.route(topo.gpu_of(Rank{from}), topo.gpu_of(Rank{to}));
   double narrowest = std::numeric_limits<double>::infinity();
   RouteClass cls = RouteClass::kNvLink;
@@ -31,7 +31,6 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, i
   // (engine_setup.cpp, route_between): the channels split the narrowest link evenly, and the
   // protocol's cap on payload is a cap of cap / efficiency on wire bytes.
   double wire = narrowest / std::max(1, channels);
-  const double cap = pc.channel_bandwidth.bytes_per_second();
   if (cap > 0) wire = std::min(wire, cap * (1.0 / pc.efficiency));
   return {topo.route_latency(r) + pc.hop_latency[static_cast<int>(cls)],
           Bandwidth::bytes_per_second(wire)};
@@ -41,8 +40,9 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, i
 
 AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
                               const CostParams& costs, Protocol protocol, int channels,
-                              bool hierarchical) {
+                              bool hierarchical, bool p2p) {
   const ProtocolCost& pc = costs.protocol(protocol);
+  const double cap = costs.channel_cap(protocol, p2p);
   AlphaBetaCost c;
   c.reduce_bandwidth = costs.reduce_bandwidth;
   c.copy_bandwidth = costs.copy_bandwidth;
@@ -54,13 +54,13 @@ AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
     return c;
   }
   const std::vector<int>& node0 = comm.ranks_of_node(0);
-  const Hop intra = node0.size() >= 2
-                        ? hop(topo, costs, pc, comm.gpu(node0[0]), comm.gpu(node0[1]), channels)
-                        : Hop{};
+  const Hop intra = node0.size() >= 2 ? hop(topo, costs, pc, cap, comm.gpu(node0[0]),
+                                            comm.gpu(node0[1]), channels)
+                                      : Hop{};
   c.alpha = intra.alpha;
   c.bandwidth = intra.bw;
   if (comm.node_count() > 1) {
-    const Hop inter = hop(topo, costs, pc, comm.gpu(node0.back()),
+    const Hop inter = hop(topo, costs, pc, cap, comm.gpu(node0.back()),
                           comm.gpu(comm.ranks_of_node(1).front()), channels);
     c.alpha_inter = inter.alpha;
     c.bandwidth_inter = inter.bw;

@@ -4,6 +4,7 @@
 //   docs/theory.md §3.3-§3.4 (PCIe and IB efficiencies), NVIDIA datasheets for HBM bandwidth.
 #include "simulator/cost_params.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "topology/topology.hpp"
@@ -110,6 +111,19 @@ CostParams default_cost_params(int sm) {
   constexpr double kNvlsGBps[] = {0.0, 274.0, 481.0};
   c.nvls_bandwidth = GBps(kNvlsGBps[a]);
 
+  // One channel of NCCL's send/recv kernel. NCCL splits one peer's data over a few channels
+  // (algorithms/models/nccl_p2p.hpp), and each of those CTAs gives its send about half its 20
+  // warps (src/device/sendrecv.h: one send warp more than recv warps), so it moves less than a
+  // collective's channel. Measured on 8x H100 (NCCL 2.29, h100x8_1node_sendrecv_xxrjun-
+  // cluster01.txt): 820.2 us for 64 MiB on NCCL's 4 channels and 825.7 us for 128 MiB on 8, 16
+  // MiB a channel both times. The simulation charges each 512 KiB piece Simple's NVLink hop
+  // (3.4 us) and the launch (8.4 us) besides the channel's rate, which leaves 16 MiB in 703 and
+  // 709 us: 23.8 GB/s, 0.79 of Hopper's Simple cap above. Other architectures keep that ratio to
+  // their Simple cap: 15.9 GB/s on Ampere, which the 8x A100 sendrecv table
+  // (a100x8_1node_sendrecv_li-plus-playground.txt) checks without having been fitted to it.
+  constexpr double kP2pOfSimple = 23.8 / 30.0;
+  c.p2p_channel_bandwidth = GBps(kP2pOfSimple * kSimpleTop[a] / 2.0);
+
   // The host's cost to issue one collective on one GPU (NCCL's enqueue and the kernel launch).
   // One thread driving g GPUs issues g of them per iteration inside one group (nccl-tests -g;
   // NCCL launches every device's kernel at ncclGroupEnd, nccl#347). Measured on a DGX A100,
@@ -119,6 +133,13 @@ CostParams default_cost_params(int sm) {
   // No architecture-specific figure is published; the same value serves every GPU.
   c.host_launch = us(4.2);
   return c;
+}
+
+double CostParams::channel_cap(Protocol p, bool p2p) const {
+  const double own = protocol(p).channel_bandwidth.bytes_per_second();
+  const double pp = p2p ? p2p_channel_bandwidth.bytes_per_second() : 0;
+  if (own <= 0) return pp;
+  return pp > 0 ? std::min(own, pp) : own;
 }
 
 CostParams default_cost_params(const Topology& topo) {
@@ -171,6 +192,8 @@ double cost_value(const CostParams& params, const CostField& f) {
       return params.copy_bandwidth.bytes_per_second();
     case K::kNvlsBandwidth:
       return params.nvls_bandwidth.bytes_per_second();
+    case K::kP2pChannelBandwidth:
+      return params.p2p_channel_bandwidth.bytes_per_second();
     case K::kHostLaunch:
       return static_cast<double>(params.host_launch.ps());
   }
@@ -204,6 +227,9 @@ void set_cost_value(CostParams& params, const CostField& f, double v) {
       break;
     case K::kNvlsBandwidth:
       params.nvls_bandwidth = Bandwidth::bytes_per_second(v);
+      break;
+    case K::kP2pChannelBandwidth:
+      params.p2p_channel_bandwidth = Bandwidth::bytes_per_second(v);
       break;
     case K::kHostLaunch:
       params.host_launch = ps_of(v);

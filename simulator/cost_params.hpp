@@ -15,7 +15,9 @@
 //    (topo.h: sm90 20.6 of 25 GB/s = 0.824; measured H100 p2p 376 of 450 GB/s, nccl#1264). This
 //    is the mechanism that puts 8xH100 ring busbw at ~370 GB/s rather than 450
 //    (docs/nccl-model.md §6 anchor 1, "~20% protocol overhead").
-//  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second.
+//  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second; a channel
+//    of NCCL's point-to-point kernel (ScheduleInfo::p2p: sendrecv, alltoall, gather, scatter)
+//    at most p2p_channel_bandwidth too (channel_cap()).
 //  - Each piece pays its route's latency (the sum of the preset link latencies, which already
 //    encode NCCL's per-hop LL figure, see configs/dgx-h100.yaml) plus the protocol's
 //    hop_latency for the route's class: only the protocol's excess over LL, so nothing is counted
@@ -61,14 +63,18 @@ struct ProtocolCost {
 struct CostParams {
   std::array<ProtocolCost, kProtocolCount> protocols{};
   std::array<double, kLinkKindCount> link_efficiency{1, 1, 1, 1, 1, 1, 1, 1};
-  Bandwidth reduce_bandwidth;  // zero = reductions are free
-  Bandwidth copy_bandwidth;    // zero = local copies are free
-  Bandwidth nvls_bandwidth;    // the NVSwitch's reduction rate per GPU port; zero = free
-  Time host_launch;            // host time to issue one collective on one GPU; zero = none
+  Bandwidth reduce_bandwidth;       // zero = reductions are free
+  Bandwidth copy_bandwidth;         // zero = local copies are free
+  Bandwidth nvls_bandwidth;         // the NVSwitch's reduction rate per GPU port; zero = free
+  Bandwidth p2p_channel_bandwidth;  // one channel of NCCL's send/recv kernel; zero = no cap
+  Time host_launch;                 // host time to issue one collective on one GPU; zero = none
 
   ProtocolCost& protocol(Protocol p) { return protocols[static_cast<int>(p)]; }
   const ProtocolCost& protocol(Protocol p) const { return protocols[static_cast<int>(p)]; }
   double efficiency(LinkKind k) const { return link_efficiency[static_cast<int>(k)]; }
+  // What one channel of protocol `p` moves at most, payload bytes per second (0: no cap): the
+  // protocol's cap, and for NCCL's point-to-point kernel (`p2p`) the p2p cap as well.
+  double channel_cap(Protocol p, bool p2p) const;
 };
 
 // NCCL-sourced defaults for a GPU architecture (compute capability x10: 80, 90, 100; others

@@ -22,6 +22,7 @@ std::vector<CostField> build_fields() {
   out.push_back({K::kReduceBandwidth});
   out.push_back({K::kCopyBandwidth});
   out.push_back({K::kNvlsBandwidth});
+  out.push_back({K::kP2pChannelBandwidth});
   out.push_back({K::kHostLaunch});
   for (int p = 0; p < 3; ++p) {
     out.push_back({K::kLaunch, p});
@@ -132,6 +133,8 @@ std::string CostField::path() const {
       return "copy_bandwidth";
     case Kind::kNvlsBandwidth:
       return "nvls_bandwidth";
+    case Kind::kP2pChannelBandwidth:
+      return "p2p_channel_bandwidth";
     case Kind::kHostLaunch:
       return "host_launch";
   }
@@ -153,7 +156,7 @@ CostUnit CostField::unit() const {
 }
 
 std::string_view CostField::zero_word() const {
-  if (kind == Kind::kChannelBandwidth) return "none";
+  if (kind == Kind::kChannelBandwidth || kind == Kind::kP2pChannelBandwidth) return "none";
   if (kind == Kind::kReduceBandwidth || kind == Kind::kCopyBandwidth ||
       kind == Kind::kNvlsBandwidth) {
     return "free";
@@ -182,6 +185,7 @@ double CostField::upper() const {
     case Kind::kHostLaunch:
       return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kChannelBandwidth:
+    case Kind::kP2pChannelBandwidth:
       return 1e13;  // 10 TB/s, far above one CTA
     case Kind::kReduceBandwidth:
     case Kind::kCopyBandwidth:

@@ -9,6 +9,7 @@
 //     reduce_bandwidth: 1.1TB/s   # γ = 1 / this; "free" for none
 //     copy_bandwidth: 1.6TB/s     # local copies; "free" for none
 //     nvls_bandwidth: 274GB/s     # NVSwitch reduction per GPU port (NVLS); "free" for none
+//     p2p_channel_bandwidth: 20.5GB/s   # one channel of a send/recv (CTA); "none" for no cap
 //     host_launch: 4.2us          # host time to issue one collective on one GPU
 //     protocols:
 //       simple:                   # ll ll128 simple
@@ -50,6 +51,7 @@ struct CostField {
     kReduceBandwidth,
     kCopyBandwidth,
     kNvlsBandwidth,
+    kP2pChannelBandwidth,
     kHostLaunch,
   };
   Kind kind = Kind::kLaunch;
@@ -77,8 +79,8 @@ struct CostSetting {
 using CostSettings = std::vector<CostSetting>;
 
 // Every field, in the order an overlay is written: link efficiencies, reduce, copy and NVLS
-// bandwidths, the host's launch, then per protocol launch, efficiency, channel bandwidth and hop
-// latencies.
+// bandwidths, the p2p channel bandwidth, the host's launch, then per protocol launch,
+// efficiency, channel bandwidth and hop latencies.
 const std::vector<CostField>& cost_fields();
 std::optional<CostField> find_cost_field(std::string_view path);
 

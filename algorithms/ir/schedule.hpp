@@ -75,12 +75,15 @@ struct ScheduleInfo {
   int request_channel(int ir_channel) const {
     return ir_channel / std::max(1, channels / std::max(1, requested_channels));
   }
-  std::uint64_t count = 0;     // Request::count
-  Bytes bytes;                 // nccl-tests size column
+  std::uint64_t count = 0;  // Request::count
+  Bytes bytes;              // nccl-tests size column
   int root = 0;
   std::uint64_t chunk_bytes = 0;
   int slices = 1;
   ProtocolGeometry fifo;
+  // The schedule is what NCCL runs on its point-to-point kernel (a `direct` AllToAll, Gather,
+  // Scatter or SendRecv): its channels move at most CostParams::channel_cap(protocol, true).
+  bool p2p = false;
   // Switch actors (above): actor ranks + i is the switch that rank switch_anchor[i] is attached
   // to (the NVSwitch of that rank's node). Empty: no switch computes.
   std::vector<int> switch_anchor;

@@ -134,6 +134,11 @@ bool has_root(Collective c) {
          c == Collective::kScatter;
 }
 
+bool is_nccl_p2p(Collective c) {
+  return c == Collective::kAllToAll || c == Collective::kGather || c == Collective::kScatter ||
+         c == Collective::kSendRecv;
+}
+
 bool is_blocked(Collective c) {
   return c == Collective::kAllGather || c == Collective::kReduceScatter ||
          c == Collective::kAllToAll || c == Collective::kGather || c == Collective::kScatter;

@@ -65,6 +65,9 @@ bool is_floating(DataType t);
 bool is_reduction(Collective c);
 // Whether the collective has a root rank (Broadcast, Reduce, Gather, Scatter).
 bool has_root(Collective c);
+// Whether NCCL runs the collective as a group of ncclSend/ncclRecv on its point-to-point
+// kernel (nccl-tests' alltoall, gather, scatter and sendrecv), not as a collective kernel.
+bool is_nccl_p2p(Collective c);
 // Whether nccl-tests' "count" for this collective is per rank-block (AllGather, ReduceScatter,
 // AllToAll, Gather, Scatter), so that buffers hold ranks x count elements.
 bool is_blocked(Collective c);

@@ -1,0 +1,82 @@
+#include "algorithms/models/nccl_p2p.hpp"
+
+#include <algorithm>
+
+#include "algorithms/models/selection.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr int kMaxP2pChannels = 64;             // MAXCHANNELS
+constexpr std::uint64_t kMinPart = 64 << 10;    // a part is at least 64 KiB
+constexpr std::uint64_t kNvlChunk = 512 << 10;  // NCCL_P2P_NVL_CHUNKSIZE
+constexpr std::uint64_t kNetChunk = 128 << 10;  // NCCL_P2P_NET_CHUNKSIZE
+constexpr int kNetPeerChannels = 2;             // NCCL_NCHANNELS_PER_NET_PEER
+
+int pow2_up(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// 2 x the NVLinks between two GPUs of one node (their route's narrowest link over one NVLink
+// port), or 2 where the route leaves NVLink: ncclTopoGetNchannels.
+int peer_channels(const Topology& topo, int from, int to) {
+  const Route& r = topo.route(topo.gpu_of(Rank{from}), topo.gpu_of(Rank{to}));
+  for (LinkId l : r.links) {
+    if (!is_nvlink_class(topo.link(l).kind)) return 2;
+  }
+  const double port = topo.gpu_model().nvlink_bandwidth.bytes_per_second();
+  if (port <= 0) return 2;
+  const int links = static_cast<int>(topo.route_bandwidth(r).bytes_per_second() / port + 1e-9);
+  return 2 * std::max(1, links);
+}
+
+}  // namespace
+
+NcclP2p nccl_p2p_shape(const Topology& topo, const Communicator& comm, int comm_channels) {
+  NcclP2p p;
+  p.channels = pow2_up(std::clamp(comm_channels, 1, kMaxP2pChannels));
+  int least = p.channels;
+  if (comm.node_count() > 1) least = std::min(least, kNetPeerChannels);
+  // The nodes of a cluster are alike: node 0's pairs stand for every node's.
+  const std::vector<int>& local = comm.ranks_of_node(0);
+  for (int a : local) {
+    for (int b : local) {
+      if (a != b) least = std::min(least, peer_channels(topo, comm.gpu(a), comm.gpu(b)));
+    }
+  }
+  p.per_peer = std::min(pow2_up(least), p.channels);
+  return p;
+}
+
+int nccl_p2p_launched_channels(Collective c, const NcclP2p& p2p, const Communicator& comm,
+                               std::uint64_t bytes) {
+  const int ranks = std::max(1, comm.size());
+  const bool send_recv = c == Collective::kSendRecv;
+  const std::uint64_t peer_bytes = send_recv ? bytes : bytes / static_cast<std::uint64_t>(ranks);
+  int first = p2p.per_peer;
+  while (first > 1 && first * ranks > p2p.channels) first /= 2;
+  const std::uint64_t max_part = 32 * (comm.node_count() > 1 ? kNetChunk : kNvlChunk);
+  int k = first;
+  while (k <= p2p.per_peer / 2 && (peer_bytes + k - 1) / static_cast<std::uint64_t>(k) > max_part) {
+    k *= 2;
+  }
+  const std::uint64_t parts = std::max<std::uint64_t>(1, (peer_bytes + kMinPart - 1) / kMinPart);
+  k = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), parts));
+  const int peers = send_recv ? 1 : ranks;
+  return std::clamp(k * peers, 1, p2p.channels);
+}
+
+int nccl_request_channels(const Request& r, const NcclP2p& p2p, std::uint64_t bytes,
+                          int comm_channels, int floor) {
+  if (r.algorithm == "direct" && is_nccl_p2p(r.collective)) {
+    return nccl_p2p_launched_channels(r.collective, p2p, r.comm, bytes);
+  }
+  return nccl_launched_channels(r.algorithm, r.protocol, r.comm.size(), bytes, comm_channels,
+                                floor);
+}
+
+}  // namespace collsim

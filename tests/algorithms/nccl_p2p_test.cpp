@@ -1,0 +1,85 @@
+// NCCL's point-to-point channel rule (algorithms/models/nccl_p2p.hpp), worked by hand from
+// src/graph/paths.cc and src/enqueue.cc, and checked against what the published tables show.
+#include "algorithms/models/nccl_p2p.hpp"
+
+#include <gtest/gtest.h>
+
+#include "algorithms/ir/communicator.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+// 8 H100 on NVSwitch: 24 channels -> 32 p2p channels; 18 NVLinks a pair -> 36 per peer, at most
+// 32. One send starts on 32 halved while x 8 ranks > 32: 4, and doubles while its parts exceed
+// 16 MiB. nccl-tests' sendrecv on 8 H100 (h100x8_1node_sendrecv_xxrjun-cluster01.txt) moves
+// 79.5 and 81.8 GB/s at 32 and 64 MiB, 162.5 at 128 MiB, 299.5 at 256 MiB: 4, 4, 8, 16 channels.
+TEST(NcclP2p, SendRecvOnEightH100sDoublesItsChannelsWithTheSize) {
+  const Topology topo = load_topology("dgx-h100");
+  const Communicator comm = Communicator::from_topology(topo);
+  const NcclP2p p2p = nccl_p2p_shape(topo, comm, 24);
+  EXPECT_EQ(p2p.channels, 32);
+  EXPECT_EQ(p2p.per_peer, 32);
+  auto ch = [&](std::uint64_t b) {
+    return nccl_p2p_launched_channels(Collective::kSendRecv, p2p, comm, b);
+  };
+  EXPECT_EQ(ch(32 * kMiB), 4);
+  EXPECT_EQ(ch(64 * kMiB), 4);
+  EXPECT_EQ(ch(128 * kMiB), 8);
+  EXPECT_EQ(ch(256 * kMiB), 16);
+  EXPECT_EQ(ch(512 * kMiB), 32);
+  EXPECT_EQ(ch(16384 * kMiB), 32);
+  // Parts of at least 64 KiB: 128 KiB fills two channels, 8 B one.
+  EXPECT_EQ(ch(128 << 10), 2);
+  EXPECT_EQ(ch(8), 1);
+}
+
+// AllToAll: every peer gets its 4 channels at once, and 8 peers fill all 32.
+TEST(NcclP2p, AllToAllKeepsEveryP2pChannelBusy) {
+  const Topology topo = load_topology("dgx-h100");
+  const Communicator comm = Communicator::from_topology(topo);
+  const NcclP2p p2p = nccl_p2p_shape(topo, comm, 24);
+  EXPECT_EQ(nccl_p2p_launched_channels(Collective::kAllToAll, p2p, comm, 1024 * kMiB), 32);
+  // 8 x 64 KiB: one part per peer, 8 channels.
+  EXPECT_EQ(nccl_p2p_launched_channels(Collective::kAllToAll, p2p, comm, 512 << 10), 8);
+}
+
+// Across nodes every rank has network peers, 2 channels each (NCCL_NCHANNELS_PER_NET_PEER), and
+// the per-peer count is the least over all peers.
+TEST(NcclP2p, NetworkPeersBoundEveryPeerToTwoChannels) {
+  const Topology topo = load_topology("h100-2node-ib");
+  const Communicator comm = Communicator::from_topology(topo);
+  const NcclP2p p2p = nccl_p2p_shape(topo, comm, 32);
+  EXPECT_EQ(p2p.channels, 32);
+  EXPECT_EQ(p2p.per_peer, 2);
+  EXPECT_EQ(nccl_p2p_launched_channels(Collective::kSendRecv, p2p, comm, 1024 * kMiB), 2);
+}
+
+// A PCIe peer gets 2 channels (no NVLink between the pair).
+TEST(NcclP2p, PciePeersGetTwoChannels) {
+  const Topology topo = load_topology("pcie-2gpu");
+  const Communicator comm = Communicator::from_topology(topo);
+  EXPECT_EQ(nccl_p2p_shape(topo, comm, 2).per_peer, 2);
+}
+
+// Only `direct` p2p collectives take the p2p rule; collectives keep NCCL's collective rule.
+TEST(NcclP2p, RequestChannelsDispatchOnTheCollective) {
+  const Topology topo = load_topology("dgx-h100");
+  Request r;
+  r.comm = Communicator::from_topology(topo);
+  const NcclP2p p2p = nccl_p2p_shape(topo, r.comm, 24);
+  r.collective = Collective::kSendRecv;
+  r.algorithm = "direct";
+  EXPECT_EQ(nccl_request_channels(r, p2p, 64 * kMiB, 24), 4);
+  r.collective = Collective::kAllGather;  // collsim's own direct AllGather keeps its channels
+  EXPECT_EQ(nccl_request_channels(r, p2p, 64 * kMiB, 24), 24);
+  r.collective = Collective::kAllReduce;
+  r.algorithm = "ring";
+  r.protocol = Protocol::kSimple;
+  EXPECT_EQ(nccl_request_channels(r, p2p, 64 * kMiB, 24), 24);
+}
+
+}  // namespace
+}  // namespace collsim

@@ -1,0 +1,60 @@
+// NCCL's point-to-point kernel (ScheduleInfo::p2p): a `direct` SendRecv / AllToAll / Gather /
+// Scatter moves at most CostParams::p2p_channel_bandwidth a channel, under every collsim model;
+// collectives and collsim's own direct AllGather do not.
+#include <gtest/gtest.h>
+
+#include "predict/predict.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+Request direct(const Topology& topo, Collective c, std::uint64_t bytes, int channels) {
+  Request r;
+  r.collective = c;
+  r.algorithm = "direct";
+  r.protocol = Protocol::kSimple;
+  r.channels = channels;
+  r.comm = Communicator::from_topology(topo);
+  r.count = count_for_bytes(c, Bytes(bytes), r.dtype, r.comm.size());
+  return r;
+}
+
+double seconds(const std::optional<Prediction>& p) { return p->time.us() * 1e-6; }
+
+TEST(P2pChannels, ASendRecvChannelMovesAtTheP2pRate) {
+  const Topology topo = load_topology("dgx-h100");
+  const CostParams costs = default_cost_params(topo);
+  // 0.79 of Hopper's 30 GB/s Simple cap (cost_params.cpp).
+  EXPECT_NEAR(costs.p2p_channel_bandwidth.bytes_per_second(), 23.8e9, 1e6);
+  EXPECT_EQ(costs.channel_cap(Protocol::kSimple, true),
+            costs.p2p_channel_bandwidth.bytes_per_second());
+  EXPECT_EQ(costs.channel_cap(Protocol::kSimple, false), 30e9);
+  // LL's own cap is lower still, and stays.
+  EXPECT_EQ(costs.channel_cap(Protocol::kLL, true),
+            costs.protocol(Protocol::kLL).channel_bandwidth.bytes_per_second());
+  CostParams uncapped = costs;
+  uncapped.p2p_channel_bandwidth = Bandwidth{};
+  const std::uint64_t bytes = 64 << 20;
+  for (Model m : {Model::kMaxMin, Model::kContentionFree, Model::kClosedForm}) {
+    const auto capped = predict(direct(topo, Collective::kSendRecv, bytes, 4), topo, costs, m);
+    const auto free = predict(direct(topo, Collective::kSendRecv, bytes, 4), topo, uncapped, m);
+    ASSERT_TRUE(capped && free) << to_string(m);
+    // 16 MiB a channel at 23.8 GB/s at least; without the p2p cap, Simple's 30 GB/s.
+    EXPECT_GE(seconds(capped), 16.0 * (1 << 20) / 23.8e9) << to_string(m);
+    EXPECT_LT(seconds(free), 16.0 * (1 << 20) / 23.8e9) << to_string(m);
+  }
+}
+
+TEST(P2pChannels, CollectivesKeepTheirOwnCap) {
+  const Topology topo = load_topology("dgx-h100");
+  const CostParams costs = default_cost_params(topo);
+  CostParams uncapped = costs;
+  uncapped.p2p_channel_bandwidth = Bandwidth{};
+  const Request ag = direct(topo, Collective::kAllGather, 64 << 20, 1);
+  EXPECT_EQ(predict(ag, topo, costs, Model::kMaxMin)->time,
+            predict(ag, topo, uncapped, Model::kMaxMin)->time);
+}
+
+}  // namespace
+}  // namespace collsim
