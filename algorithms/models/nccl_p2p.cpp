@@ -21,13 +21,17 @@ int pow2_up(int v) {
   return p;
 }
 
-// 2 x the NVLinks between two GPUs of one node (their route's narrowest link over one NVLink
-// port), or 2 where the route leaves NVLink: ncclTopoGetNchannels.
+// ncclTopoGetNchannels for a pair: 2 x the NVLinks between the two GPUs (their route's narrowest
+// link over one NVLink port; a multi-node NVLink domain counts as NVLink), 2 for a PCIe peer,
+// NCCL_NCHANNELS_PER_NET_PEER for a peer across the network.
 int peer_channels(const Topology& topo, int from, int to) {
   const Route& r = topo.route(topo.gpu_of(Rank{from}), topo.gpu_of(Rank{to}));
+  bool nvlink = true;
   for (LinkId l : r.links) {
-    if (!is_nvlink_class(topo.link(l).kind)) return 2;
+    if (is_network(topo.link(l).kind)) return kNetPeerChannels;
+    nvlink = nvlink && is_nvlink_class(topo.link(l).kind);
   }
+  if (!nvlink) return 2;
   const double port = topo.gpu_model().nvlink_bandwidth.bytes_per_second();
   if (port <= 0) return 2;
   const int links = static_cast<int>(topo.route_bandwidth(r).bytes_per_second() / port + 1e-9);
@@ -40,9 +44,12 @@ NcclP2p nccl_p2p_shape(const Topology& topo, const Communicator& comm, int comm_
   NcclP2p p;
   p.channels = pow2_up(std::clamp(comm_channels, 1, kMaxP2pChannels));
   int least = p.channels;
-  if (comm.node_count() > 1) least = std::min(least, kNetPeerChannels);
-  // The nodes of a cluster are alike: node 0's pairs stand for every node's.
+  // The nodes of a cluster are alike: node 0's pairs, and one pair across nodes, stand for all.
   const std::vector<int>& local = comm.ranks_of_node(0);
+  if (comm.node_count() > 1) {
+    const int remote = comm.ranks_of_node(1).front();
+    least = std::min(least, peer_channels(topo, comm.gpu(local.front()), comm.gpu(remote)));
+  }
   for (int a : local) {
     for (int b : local) {
       if (a != b) least = std::min(least, peer_channels(topo, comm.gpu(a), comm.gpu(b)));
