@@ -10,12 +10,15 @@
 //  - PCIe-only nodes: one channel at the fastest speed that fits NCCL's PCIe figure
 //    (width x GT/s / 80: Gen3 12, Gen4 24, Gen5 48 GB/s; topo.cc).
 //  - Several nodes: one channel per NIC at the fastest inter-node speed not above the NIC's rate
-//    (NCCL: Mbps / 8000), intra = inter. #1453: 8 NICs at 200 Gb/s -> 8 x 24.
+//    (NCCL: Mbps / 8000), intra = inter. #1453: 8 NICs at 200 Gb/s -> 8 x 24. The tree then
+//    raises its intra speed up the array towards twice the inter speed while the GPU's links
+//    carry it (NCCL's pass 2 for trees).
 //  - NVLS (NVSwitch, sm90+, one node): one channel per GPU; the head's NVSwitch links carry twice
 //    the bandwidth, so (ppn + 1) x bw must fit: H100 9 x 40 <= 370.8 -> 8 x 40, inter 60 as
 //    logged in #1197.
 // LL128 is enabled on NVLink-class nodes (typeIntra <= PATH_NVB, §1.6).
 #include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "algorithms/ir/communicator.hpp"
@@ -58,6 +61,22 @@ double fastest_fitting(const std::vector<double>& speeds, double limit) {
     if (s <= limit + 1e-9) return s;
   }
   return speeds.back();
+}
+
+// The tree graph's intra-node speed after NCCL's pass 2 (above): from the ring's inter-node
+// speed, up the array while the next speed fits `capacity` (a GPU's intra-node links, GB/s) over
+// the graph's channels and the current one is below twice the inter-node speed.
+double raised_tree_intra(const std::vector<double>& speeds, const NcclGraph& g, double capacity) {
+  auto it = std::find(speeds.begin(), speeds.end(), g.bw_inter);
+  if (it == speeds.end()) return g.bw_intra;
+  double intra = g.bw_intra;
+  while (it != speeds.begin() && intra < 2 * g.bw_inter) {
+    const double next = *std::prev(it);
+    if (next * g.channels > capacity + 1e-9) break;
+    intra = next;
+    --it;
+  }
+  return intra;
 }
 
 }  // namespace
@@ -113,6 +132,13 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   }
   in.ring = ring;
   in.tree = ring;  // the tree search is forced to the ring's channel count (§1.7)
+  // Across nodes the tree search then raises its intra-node speed, one step of the same speed
+  // array at a time, while the node's links carry it and while it is below twice the inter-node
+  // speed (search.cc ncclTopoCompute, pass 2, "increase bwIntra for trees (2 nodes or
+  // collnet)"). Only a GPU's own links are charged (followPath: forward bandwidth only). On two
+  // nodes the model reads bwIntra (§1.3 step 1), which is how NCCL picks Tree over Ring there
+  // at large sizes: 2x4 H100 over 4 NDR200 NICs, ring 4 x 24 against tree 4 x 48.
+  if (in.nodes > 1) in.tree->bw_intra = raised_tree_intra(inter_speeds(in.sm), ring, capacity);
 
   // NVLS needs a reducing NVSwitch (gen 3+, sm90+). One channel per NVLS head, every GPU a
   // head; across nodes (NVLSTree) each head drives the network for its share through its own NIC,

@@ -171,11 +171,43 @@ TEST(NcclModel, GraphsFromTopologyMatchNcclLogs) {
   ASSERT_TRUE(multi.nvls.has_value());
   EXPECT_EQ(multi.nvls->channels, 8);
   EXPECT_EQ(multi.nvls->bw_inter, 48.0);
+  EXPECT_EQ(multi.tree->bw_intra, 48.0);  // already the top of the array: nothing to raise
   const NcclModelInput pcie = graphs("pcie-2gpu");  // Gen3 x16 = 12 GB/s in NCCL's terms
   EXPECT_EQ(pcie.ring->channels, 1);
   EXPECT_EQ(pcie.ring->bw_intra, 12.0);
   EXPECT_FALSE(pcie.ring->nvlink);
   EXPECT_FALSE(pcie.ll128);
+}
+
+// Across nodes NCCL's tree search raises its intra-node speed towards twice the inter-node one
+// while the GPU's links carry it (search.cc pass 2); on two nodes the model reads it, and Tree
+// beats Ring at large sizes. The Snellius 2 x 4 H100 table (4 NDR200 NICs a node) measures 156
+// GB/s busbw at 8 GiB, above the 100 GB/s that any ring over those NICs can carry.
+TEST(NcclModel, TwoNodeTreeGraphRaisesItsIntraSpeed) {
+  const Topology t = load_topology("h100-4gpu-2node-ndr200");
+  const NcclModelInput in = nccl_model_input(t, Communicator::from_topology(t), NcclVersion::k2_22);
+  EXPECT_EQ(in.ring->channels, 4);
+  EXPECT_EQ(in.ring->bw_intra, 24.0);
+  EXPECT_EQ(in.tree->bw_inter, 24.0);
+  EXPECT_EQ(in.tree->bw_intra, 48.0);  // 30, 40, 42, 45, 48: stops at 2 x 24
+  const NcclModel m(in);
+  const auto big = m.best(Collective::kAllReduce, std::uint64_t{8} << 30);
+  ASSERT_TRUE(big.has_value());
+  EXPECT_EQ(big->algo, NcclAlgo::kTree);
+  EXPECT_EQ(big->proto, Protocol::kSimple);
+
+  // The GPU's links bound the raise: 16 channels (one per 100G NIC, 12 each) over an A100's
+  // 12 x 20 GB/s of NVLink carry 15 a channel, not 24.
+  const Topology a = load_topology("a100-2node-roce");
+  const NcclModelInput ain = nccl_model_input(a, Communicator::from_topology(a), NcclVersion::k2_30);
+  EXPECT_EQ(ain.tree->channels, 16);
+  EXPECT_EQ(ain.tree->bw_inter, 12.0);
+  EXPECT_EQ(ain.tree->bw_intra, 15.0);
+
+  // One node: no network, nothing raised.
+  const Topology h = load_topology("dgx-h100");
+  const NcclModelInput hin = nccl_model_input(h, Communicator::from_topology(h), NcclVersion::k2_30);
+  EXPECT_EQ(hin.tree->bw_intra, hin.ring->bw_intra);
 }
 
 // The same DGX H100 numbers through the topology path give the §1.10 selection.
