@@ -54,7 +54,8 @@ Prediction by_closed_form(const Request& r, const Topology& topo, const CostPara
   if (s == nullptr) s = &own.emplace(generate(r));  // only its header is read
   const AlgorithmInfo& a = find_algorithm(r.algorithm);
   const AlphaBetaCost cost =
-      alpha_beta_cost(topo, r.comm, costs, r.protocol, r.channels, a.hierarchical, s->info().p2p);
+      alpha_beta_cost(topo, r.comm, costs, r.protocol, r.channels, a.hierarchical,
+                      channel_kernel(s->info()));
   const Estimate e = estimate(estimate_request(s->info(), r.comm.node_count(), cost));
   Prediction p;
   p.time = e.time;

@@ -40,9 +40,9 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, d
 
 AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
                               const CostParams& costs, Protocol protocol, int channels,
-                              bool hierarchical, bool p2p) {
+                              bool hierarchical, ChannelKernel kernel) {
   const ProtocolCost& pc = costs.protocol(protocol);
-  const double cap = costs.channel_cap(protocol, p2p);
+  const double cap = costs.channel_cap(protocol, kernel);
   AlphaBetaCost c;
   c.reduce_bandwidth = costs.reduce_bandwidth;
   c.copy_bandwidth = costs.copy_bandwidth;

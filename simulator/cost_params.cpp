@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/ir/schedule.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {
@@ -124,6 +125,25 @@ CostParams default_cost_params(int sm) {
   constexpr double kP2pOfSimple = 23.8 / 30.0;
   c.p2p_channel_bandwidth = GBps(kP2pOfSimple * kSimpleTop[a] / 2.0);
 
+  // One channel of NVLSTree. Its CTA splits its warps three ways (src/device/all_reduce.h
+  // runNvlsTree: scatter = reduce from the switch and send up the tree, reduce = combine what the
+  // tree returns, broadcast = multicast it back through the switch), so it moves less than an
+  // NVLS channel, and NCCL caps it with its own constant: perChMaxNVLSTreeBw, 57.7 GB/s of bus
+  // bandwidth per search channel on Hopper with 2 nodes, 96.0 on Blackwell (docs/nccl-model.md
+  // §1.4; 45.5 / 80.0 beyond 2 nodes, which one value per architecture does not follow). A
+  // search channel runs as two (16 NVLS channels for 8 search channels on 8x H100), and a
+  // channel's part of the vector is its bus bandwidth x nRanks / (2 (nRanks - 1)), 16/30 on the
+  // 2 x 8 GPUs the constant is for: 57.7 / 2 x 16/30 = 15.4 GB/s a channel, 246 GB/s algbw on 16
+  // channels. NCCL's figure is an achieved rate; a simulated channel also pays collsim's own
+  // per-piece costs (Simple's hop latency on each 512 KiB piece, partly overlapped), which leave
+  // it 95.1 % of its cap on 2 x 8 H100 (h100-2node-ib, 16 GiB: 236.1 GB/s at 15.4), so the cap is
+  // 15.4 / 0.951 = 16.2 GB/s and the simulation reaches NCCL's 246 GB/s. The 2-node tables of
+  // NVLSTree measure 250 (Dell XE9680 IB), 248 (OCI H100 RoCE) and 259 GB/s (H200 on Spectrum-X)
+  // at 16 GiB. No NVLS before Hopper: no cap there (never used).
+  constexpr double kNvlsTreePerCh[] = {0.0, 57.7, 96.0};
+  constexpr double kPieceCostShare = 0.951;
+  c.nvls_tree_channel_bandwidth = GBps(kNvlsTreePerCh[a] / 2.0 * 16.0 / 30.0 / kPieceCostShare);
+
   // The host's cost to issue one collective on one GPU (NCCL's enqueue and the kernel launch).
   // One thread driving g GPUs issues g of them per iteration inside one group (nccl-tests -g;
   // NCCL launches every device's kernel at ncclGroupEnd, nccl#347). Measured on a DGX A100,
@@ -135,11 +155,18 @@ CostParams default_cost_params(int sm) {
   return c;
 }
 
-double CostParams::channel_cap(Protocol p, bool p2p) const {
+double CostParams::channel_cap(Protocol p, ChannelKernel kernel) const {
   const double own = protocol(p).channel_bandwidth.bytes_per_second();
-  const double pp = p2p ? p2p_channel_bandwidth.bytes_per_second() : 0;
-  if (own <= 0) return pp;
-  return pp > 0 ? std::min(own, pp) : own;
+  double k = 0;
+  if (kernel == ChannelKernel::kP2p) k = p2p_channel_bandwidth.bytes_per_second();
+  if (kernel == ChannelKernel::kNvlsTree) k = nvls_tree_channel_bandwidth.bytes_per_second();
+  if (own <= 0) return k;
+  return k > 0 ? std::min(own, k) : own;
+}
+
+ChannelKernel channel_kernel(const ScheduleInfo& info) {
+  if (info.p2p) return ChannelKernel::kP2p;
+  return info.algorithm == "nvls_tree" ? ChannelKernel::kNvlsTree : ChannelKernel::kCollective;
 }
 
 CostParams default_cost_params(const Topology& topo) {
@@ -194,6 +221,8 @@ double cost_value(const CostParams& params, const CostField& f) {
       return params.nvls_bandwidth.bytes_per_second();
     case K::kP2pChannelBandwidth:
       return params.p2p_channel_bandwidth.bytes_per_second();
+    case K::kNvlsTreeChannelBandwidth:
+      return params.nvls_tree_channel_bandwidth.bytes_per_second();
     case K::kHostLaunch:
       return static_cast<double>(params.host_launch.ps());
   }
@@ -230,6 +259,9 @@ void set_cost_value(CostParams& params, const CostField& f, double v) {
       break;
     case K::kP2pChannelBandwidth:
       params.p2p_channel_bandwidth = Bandwidth::bytes_per_second(v);
+      break;
+    case K::kNvlsTreeChannelBandwidth:
+      params.nvls_tree_channel_bandwidth = Bandwidth::bytes_per_second(v);
       break;
     case K::kHostLaunch:
       params.host_launch = ps_of(v);

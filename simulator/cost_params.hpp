@@ -17,7 +17,8 @@
 //    (docs/nccl-model.md §6 anchor 1, "~20% protocol overhead").
 //  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second; a channel
 //    of NCCL's point-to-point kernel (ScheduleInfo::p2p: sendrecv, alltoall, gather, scatter)
-//    at most p2p_channel_bandwidth too (channel_cap()).
+//    at most p2p_channel_bandwidth too, and one of NVLSTree at most nvls_tree_channel_bandwidth
+//    (channel_kernel(), channel_cap()).
 //  - Each piece pays its route's latency (the sum of the preset link latencies, which already
 //    encode NCCL's per-hop LL figure, see configs/dgx-h100.yaml) plus the protocol's
 //    hop_latency for the route's class: only the protocol's excess over LL, so nothing is counted
@@ -46,6 +47,10 @@
 namespace collsim {
 
 class Topology;
+struct ScheduleInfo;
+
+// Which kernel a channel runs, where that sets its own per-channel cap.
+enum class ChannelKernel { kCollective, kP2p, kNvlsTree };
 
 // Where a route runs, for the per-hop protocol latency: NVLink-class links only, some PCIe (or
 // SMP) link, or the inter-node network.
@@ -67,15 +72,20 @@ struct CostParams {
   Bandwidth copy_bandwidth;         // zero = local copies are free
   Bandwidth nvls_bandwidth;         // the NVSwitch's reduction rate per GPU port; zero = free
   Bandwidth p2p_channel_bandwidth;  // one channel of NCCL's send/recv kernel; zero = no cap
+  Bandwidth nvls_tree_channel_bandwidth;  // one channel of NVLSTree's split CTA; zero = no cap
   Time host_launch;                 // host time to issue one collective on one GPU; zero = none
 
   ProtocolCost& protocol(Protocol p) { return protocols[static_cast<int>(p)]; }
   const ProtocolCost& protocol(Protocol p) const { return protocols[static_cast<int>(p)]; }
   double efficiency(LinkKind k) const { return link_efficiency[static_cast<int>(k)]; }
-  // What one channel of protocol `p` moves at most, payload bytes per second (0: no cap): the
-  // protocol's cap, and for NCCL's point-to-point kernel (`p2p`) the p2p cap as well.
-  double channel_cap(Protocol p, bool p2p) const;
+  // What one channel of protocol `p` running `kernel` moves at most, payload bytes per second
+  // (0: no cap): the protocol's cap, and the kernel's own where it has one.
+  double channel_cap(Protocol p, ChannelKernel kernel) const;
 };
+
+// The kernel a schedule's channels run (NCCL's point-to-point kernel, NVLSTree's split CTA, or
+// an ordinary collective's), for their cap.
+ChannelKernel channel_kernel(const ScheduleInfo& info);
 
 // NCCL-sourced defaults for a GPU architecture (compute capability x10: 80, 90, 100; others
 // take the nearest older one).

@@ -191,7 +191,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
     }
   }
   info.latency += proto_.hop_latency[static_cast<int>(cls)];
-  const double cap = costs_.channel_cap(sched_.info().protocol, sched_.info().p2p);
+  const double cap = costs_.channel_cap(sched_.info().protocol, channel_kernel(sched_.info()));
   info.cap = cap > 0 ? cap * wire_per_byte_ : std::numeric_limits<double>::infinity();
   // Without max-min sharing, the request's channels split every link of the route evenly, as
   // they do on a GPU that drives them all at once; the closed forms assume the same.

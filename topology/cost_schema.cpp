@@ -23,6 +23,7 @@ std::vector<CostField> build_fields() {
   out.push_back({K::kCopyBandwidth});
   out.push_back({K::kNvlsBandwidth});
   out.push_back({K::kP2pChannelBandwidth});
+  out.push_back({K::kNvlsTreeChannelBandwidth});
   out.push_back({K::kHostLaunch});
   for (int p = 0; p < 3; ++p) {
     out.push_back({K::kLaunch, p});
@@ -135,6 +136,8 @@ std::string CostField::path() const {
       return "nvls_bandwidth";
     case Kind::kP2pChannelBandwidth:
       return "p2p_channel_bandwidth";
+    case Kind::kNvlsTreeChannelBandwidth:
+      return "nvls_tree_channel_bandwidth";
     case Kind::kHostLaunch:
       return "host_launch";
   }
@@ -156,7 +159,10 @@ CostUnit CostField::unit() const {
 }
 
 std::string_view CostField::zero_word() const {
-  if (kind == Kind::kChannelBandwidth || kind == Kind::kP2pChannelBandwidth) return "none";
+  if (kind == Kind::kChannelBandwidth || kind == Kind::kP2pChannelBandwidth ||
+      kind == Kind::kNvlsTreeChannelBandwidth) {
+    return "none";
+  }
   if (kind == Kind::kReduceBandwidth || kind == Kind::kCopyBandwidth ||
       kind == Kind::kNvlsBandwidth) {
     return "free";
@@ -186,6 +192,7 @@ double CostField::upper() const {
       return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kChannelBandwidth:
     case Kind::kP2pChannelBandwidth:
+    case Kind::kNvlsTreeChannelBandwidth:
       return 1e13;  // 10 TB/s, far above one CTA
     case Kind::kReduceBandwidth:
     case Kind::kCopyBandwidth:

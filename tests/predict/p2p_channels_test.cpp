@@ -27,11 +27,11 @@ TEST(P2pChannels, ASendRecvChannelMovesAtTheP2pRate) {
   const CostParams costs = default_cost_params(topo);
   // 0.79 of Hopper's 30 GB/s Simple cap (cost_params.cpp).
   EXPECT_NEAR(costs.p2p_channel_bandwidth.bytes_per_second(), 23.8e9, 1e6);
-  EXPECT_EQ(costs.channel_cap(Protocol::kSimple, true),
+  EXPECT_EQ(costs.channel_cap(Protocol::kSimple, ChannelKernel::kP2p),
             costs.p2p_channel_bandwidth.bytes_per_second());
-  EXPECT_EQ(costs.channel_cap(Protocol::kSimple, false), 30e9);
+  EXPECT_EQ(costs.channel_cap(Protocol::kSimple, ChannelKernel::kCollective), 30e9);
   // LL's own cap is lower still, and stays.
-  EXPECT_EQ(costs.channel_cap(Protocol::kLL, true),
+  EXPECT_EQ(costs.channel_cap(Protocol::kLL, ChannelKernel::kP2p),
             costs.protocol(Protocol::kLL).channel_bandwidth.bytes_per_second());
   CostParams uncapped = costs;
   uncapped.p2p_channel_bandwidth = Bandwidth{};

@@ -1,0 +1,71 @@
+// NVLSTree's split CTA (CostParams::nvls_tree_channel_bandwidth): a channel of `nvls_tree`
+// moves at most that much of its part of the vector a second, so at large sizes the algorithm
+// bandwidth is the channels times the cap; NVLS and the ring keep their own caps.
+#include <gtest/gtest.h>
+
+#include "predict/predict.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+Request allreduce(const Topology& topo, const std::string& algo, std::uint64_t bytes,
+                  int channels) {
+  Request r;
+  r.collective = Collective::kAllReduce;
+  r.algorithm = algo;
+  r.protocol = Protocol::kSimple;
+  r.channels = channels;
+  r.comm = Communicator::from_topology(topo);
+  r.count = count_for_bytes(r.collective, Bytes(bytes), r.dtype, r.comm.size());
+  return r;
+}
+
+double algbw(const Request& r, const std::optional<Prediction>& p) {
+  return static_cast<double>(r.count) * 4 / (p->time.us() * 1e-6);
+}
+
+TEST(NvlsTreeCap, AChannelMovesAtMostItsCap) {
+  const Topology topo = load_topology("h100-2node-ib");
+  const CostParams costs = default_cost_params(topo);
+  // NCCL's perChMaxNVLSTreeBw, 57.7 GB/s a search channel on 2 Hopper nodes, as a runtime
+  // channel's part of the vector (57.7 / 2 x 16 / 30), over the share of it a simulated channel
+  // keeps after its per-piece costs (0.951, cost_params.cpp).
+  EXPECT_NEAR(costs.nvls_tree_channel_bandwidth.bytes_per_second(),
+              57.7e9 / 2 * 16 / 30 / 0.951, 1e6);
+  EXPECT_EQ(costs.channel_cap(Protocol::kSimple, ChannelKernel::kNvlsTree),
+            costs.nvls_tree_channel_bandwidth.bytes_per_second());
+  CostParams uncapped = costs;
+  uncapped.nvls_tree_channel_bandwidth = Bandwidth{};
+  const Request r = allreduce(topo, "nvls_tree", std::uint64_t{4} << 30, 16);
+  const auto capped = predict(r, topo, costs, Model::kMaxMin);
+  const auto free = predict(r, topo, uncapped, Model::kMaxMin);
+  ASSERT_TRUE(capped && free);
+  const double cap_bw = 16 * costs.nvls_tree_channel_bandwidth.bytes_per_second();
+  // At most the channels' cap, and within 1 % of NCCL's own figure for it at 4 GiB: 8 search
+  // channels x 57.7 GB/s x 16 / 30 = 246.2 GB/s algbw.
+  EXPECT_LE(algbw(r, capped), cap_bw);
+  EXPECT_NEAR(algbw(r, capped), 8 * 57.7e9 * 16 / 30, 0.01 * 8 * 57.7e9 * 16 / 30);
+  // Without the cap the NVSwitch's NVLS rate bounds it, well above.
+  EXPECT_GT(algbw(r, free), 1.05 * cap_bw);
+}
+
+TEST(NvlsTreeCap, OtherAlgorithmsKeepTheirOwnCap) {
+  const Topology topo = load_topology("h100-2node-ib");
+  const CostParams costs = default_cost_params(topo);
+  CostParams uncapped = costs;
+  uncapped.nvls_tree_channel_bandwidth = Bandwidth{};
+  for (const char* algo : {"ring", "dbtree"}) {
+    const Request r = allreduce(topo, algo, 64 << 20, 16);
+    EXPECT_EQ(predict(r, topo, costs, Model::kMaxMin)->time,
+              predict(r, topo, uncapped, Model::kMaxMin)->time)
+        << algo;
+  }
+  const Topology one = load_topology("dgx-h100");
+  const Request nvls = allreduce(one, "nvls", 64 << 20, 16);
+  EXPECT_EQ(predict(nvls, one, default_cost_params(one), Model::kMaxMin)->time,
+            predict(nvls, one, uncapped, Model::kMaxMin)->time);
+}
+
+}  // namespace
+}  // namespace collsim
