@@ -75,8 +75,8 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
     models.emplace_back(comm.size(), NcclModel(nccl_model_input(topo, comm, version)));
     return models.back().second;
   };
-  const auto min_ch = std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1),
-                               env_int(f, "NCCL_MIN_CTAS").value_or(1));
+  const int min_ctas = env_int(f, "NCCL_MIN_CTAS").value_or(1);
+  const auto min_ch = std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1), min_ctas);
   const auto max_ch = std::min(env_int(f, "NCCL_MAX_NCHANNELS").value_or(64),
                                env_int(f, "NCCL_MAX_CTAS").value_or(64));
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
@@ -142,8 +142,13 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         r.algorithm = s.chosen.algorithm;
         r.protocol = s.chosen.protocol;
         if (!channels) {
+          // NCCL_MIN_NCHANNELS floors the ring and tree channels only: NVLS and NVLSTree run on
+          // comm->nvlsChannels, max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS))
+          // (transport/nvls.cc ncclNvlsInit), which NCCL_MIN_CTAS alone raises.
+          const std::optional<NcclAlgo> a = nccl_algo_of(r.algorithm);
+          const bool nvls = a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree;
           r.channels = nccl_request_channels(r, nccl_p2p_shape(topo, r.comm, r.channels), row.bytes,
-                                             r.channels, min_ch);
+                                             r.channels, nvls ? min_ctas : min_ch);
         }
         c.nccl_pick = own.nccl_pick;
         if (own.time_us > 0) c.nccl_us = own.time_us;

@@ -3,6 +3,8 @@
 // bandwidth is the channels times the cap; NVLS and the ring keep their own caps.
 #include <gtest/gtest.h>
 
+#include "calibrate/nccl_tests_reader.hpp"
+#include "calibrate/row_model.hpp"
 #include "predict/predict.hpp"
 #include "topology/loader.hpp"
 
@@ -65,6 +67,30 @@ TEST(NvlsTreeCap, OtherAlgorithmsKeepTheirOwnCap) {
   const Request nvls = allreduce(one, "nvls", 64 << 20, 16);
   EXPECT_EQ(predict(nvls, one, default_cost_params(one), Model::kMaxMin)->time,
             predict(nvls, one, uncapped, Model::kMaxMin)->time);
+}
+
+// A table run with NCCL_MIN_NCHANNELS=32 (the H200 Spectrum-X one): the ring and tree rows run
+// on 32 channels, the NVLSTree rows on NCCL's NVLS channels (16), which only NCCL_MIN_CTAS
+// raises (transport/nvls.cc).
+TEST(NvlsTreeCap, MinNChannelsLeavesNvlsChannelsAlone) {
+  const Topology topo =
+      load_topology(COLLSIM_SOURCE_DIR "/tests/data/configs/held-out/h200-spectrumx.yaml");
+  const FilePlan plan = plan_measurements(
+      topo, read_measurements(COLLSIM_SOURCE_DIR
+                              "/tests/data/nccl-tests/h200x16_2node_allreduce_dell-xe9680-"
+                              "spectrumx-roce-8x400G_openshift-spx-doc.txt"));
+  int nvls_rows = 0, other_rows = 0;
+  for (const RowCase& c : plan.cases) {
+    if (c.request.algorithm == "nvls_tree") {
+      ++nvls_rows;
+      EXPECT_EQ(c.request.channels, 16) << "line " << c.line;
+    } else {
+      ++other_rows;
+      EXPECT_GE(c.request.channels, 32) << "line " << c.line;
+    }
+  }
+  EXPECT_GT(nvls_rows, 0);
+  EXPECT_GT(other_rows, 0);
 }
 
 }  // namespace
