@@ -8,10 +8,10 @@
 // bandwidth is what one channel gets when `channels` channels share the GPU's narrowest link on
 // that route (link bandwidth x link efficiency / channels), in wire bytes, capped by the
 // protocol's channel bandwidth (and the kernel's own cap, for NCCL's point-to-point kernel and
-// NVLSTree: CostParams::channel_cap) over its payload efficiency; wire_per_byte turns payload into wire
-// bytes. With several nodes the inter-node level is
-// the route from the last rank of node 0 to the first of node 1; flat algorithms take the worse
-// of the two levels (the slowest hop paces a ring), hierarchical ones (ring2d, dbtree) use both.
+// NVLSTree: CostParams::channel_cap) over its payload efficiency; wire_per_byte turns payload
+// into wire bytes. With several nodes the inter-node level is the route from the last rank of
+// node 0 to the first of node 1; flat algorithms take the worse of the two levels (the slowest
+// hop paces a ring), hierarchical ones (ring2d, dbtree) use both.
 #pragma once
 
 #include "algorithms/ir/communicator.hpp"
