@@ -34,6 +34,22 @@ def errors(path):
     return [r["error_pct"] for r in load(path)["rows"]] if os.path.exists(path) else None
 
 
+def loco_held():
+    """The parameters the leave-one-class-out fits held at each class's defaults (their
+    `--fix` patterns), read from the commands recorded in the overlays."""
+    held = []
+    for path in sorted(glob.glob(f"{out_dir}/*.loco.yaml")):
+        with open(path) as f:
+            for line in f:
+                if line.strip().startswith("command:"):
+                    words = line.split()
+                    for i, w in enumerate(words[:-1]):
+                        pattern = words[i + 1].strip('"\'')
+                        if w == "--fix" and pattern not in held:
+                            held.append(pattern)
+    return held
+
+
 def headline():
     """Leave-one-class-out and uncalibrated, beside NCCL's model, on each class's validation
     rows: how collsim does on hardware it was not fitted to."""
@@ -45,8 +61,15 @@ def headline():
            "**uncalibrated** is the preset's NCCL-sourced defaults with no fit at all; **NCCL "
            "model** is NCCL's own tuning model (`--model nccl`) on the same rows (it has no cost "
            "for alltoall and sendrecv, which are missing from its count). Each cell: median / "
-           "p90 / max absolute error in %, and (rows).\n",
-           "| class | leave one class out | uncalibrated | NCCL model |",
+           "p90 / max absolute error in %, and (rows).\n"]
+    held = loco_held()
+    if held:
+        out.append("The leave-one-class-out fits hold " + ", ".join(f"`{h}`" for h in held) +
+                   " at each class's own defaults (scripts/validation-report.sh, LOCO_FIX): a "
+                   "channel's cap is one CTA's rate, which NCCL gives per GPU architecture, and "
+                   "one value fitted across classes would give an H100 table's cap to an A100 "
+                   "class.\n")
+    out += ["| class | leave one class out | uncalibrated | NCCL model |",
            "|---|---|---|---|"]
     pool = {"loco": [], "uncal": [], "nccl": []}
     missing = []
