@@ -10,7 +10,7 @@
 //     copy_bandwidth: 1.6TB/s     # local copies; "free" for none
 //     nvls_bandwidth: 274GB/s     # NVSwitch reduction per GPU port (NVLS); "free" for none
 //     p2p_channel_bandwidth: 20.5GB/s   # one channel of a send/recv (CTA); "none" for no cap
-//     nvls_tree_channel_bandwidth: 15.4GB/s   # one NVLSTree channel (CTA); "none" for no cap
+//     nvls_tree_channel_bandwidth: 16.2GB/s   # one NVLSTree channel (CTA); "none" for no cap
 //     host_launch: 4.2us          # host time to issue one collective on one GPU
 //     protocols:
 //       simple:                   # ll ll128 simple
