@@ -146,9 +146,9 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
           // comm->nvlsChannels, max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS))
           // (transport/nvls.cc ncclNvlsInit), which NCCL_MIN_CTAS alone raises.
           const std::optional<NcclAlgo> a = nccl_algo_of(r.algorithm);
-          const bool nvls = a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree;
+          const int floor = a && is_nvls_family(*a) ? min_ctas : min_ch;
           r.channels = nccl_request_channels(r, nccl_p2p_shape(topo, r.comm, r.channels), row.bytes,
-                                             r.channels, nvls ? min_ctas : min_ch);
+                                             r.channels, floor);
         }
         c.nccl_pick = own.nccl_pick;
         if (own.time_us > 0) c.nccl_us = own.time_us;

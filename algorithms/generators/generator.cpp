@@ -65,7 +65,7 @@ ScheduleInfo make_info(const Request& r, int ir_channels) {
   i.chunk_bytes = k.chunk_bytes;
   i.slices = k.slices;
   i.fifo = geometry(r.protocol);
-  i.p2p = r.algorithm == "direct" && is_nccl_p2p(r.collective);
+  i.p2p = on_nccl_p2p_kernel(r);
   return i;
 }
 

@@ -19,6 +19,10 @@ std::uint64_t count_for_bytes(Collective c, Bytes size, DataType t, int ranks) {
   return is_blocked(c) ? elements / static_cast<std::uint64_t>(std::max(ranks, 1)) : elements;
 }
 
+bool on_nccl_p2p_kernel(const Request& r) {
+  return r.algorithm == "direct" && is_nccl_p2p(r.collective);
+}
+
 Bytes request_bytes(const Request& r) {
   std::uint64_t b = r.count * element_size(r.dtype);
   if (is_blocked(r.collective)) b *= static_cast<std::uint64_t>(r.comm.size());

@@ -55,6 +55,10 @@ std::uint64_t count_for_bytes(Collective c, Bytes size, DataType t, int ranks);
 // count -> nccl-tests' size column (count x element size, x ranks for the blocked collectives).
 Bytes request_bytes(const Request& r);
 
+// Whether NCCL runs `r` on its point-to-point kernel: a `direct` AllToAll, Gather, Scatter or
+// SendRecv (is_nccl_p2p), the schedule ScheduleInfo::p2p marks.
+bool on_nccl_p2p_kernel(const Request& r);
+
 // How data is cut for pipelining. A chunk is the unit an algorithm steps through (one ring step,
 // one tree level); a slice is the unit of one op, chunk / slices. NCCL defaults (docs/nccl-model.md
 // §2.3, `src/enqueue.cc` calcCollChunking, `src/include/collectives.h`): Ring + Simple AllReduce,

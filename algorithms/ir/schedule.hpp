@@ -82,7 +82,8 @@ struct ScheduleInfo {
   int slices = 1;
   ProtocolGeometry fifo;
   // The schedule is what NCCL runs on its point-to-point kernel (a `direct` AllToAll, Gather,
-  // Scatter or SendRecv): its channels move at most CostParams::channel_cap(protocol, true).
+  // Scatter or SendRecv, on_nccl_p2p_kernel): its channels move at most
+  // CostParams::channel_cap(protocol, ChannelKernel::kP2p).
   bool p2p = false;
   // Switch actors (above): actor ranks + i is the switch that rank switch_anchor[i] is attached
   // to (the NVSwitch of that rank's node). Empty: no switch computes.

@@ -56,6 +56,7 @@ std::string lower(std::string_view s) {
 
 std::string_view to_string(NcclAlgo a) { return kAlgoNames[static_cast<int>(a)]; }
 std::string_view collsim_algorithm(NcclAlgo a) { return kCollsimNames[static_cast<int>(a)]; }
+bool is_nvls_family(NcclAlgo a) { return a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree; }
 
 NcclVersion parse_nccl_version(std::string_view text) {
   if (text == "2.22" || text == "2.22.3") return NcclVersion::k2_22;
@@ -175,7 +176,6 @@ const std::optional<NcclGraph>& graph_of(const NcclModelInput& in, NcclAlgo a) {
   }
 }
 
-bool is_nvls_family(NcclAlgo a) { return a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree; }
 bool is_ag_rs(Collective c) {
   return c == Collective::kAllGather || c == Collective::kReduceScatter;
 }

@@ -33,6 +33,8 @@ namespace collsim {
 // NCCL's algorithm indices (plugin/nccl_tuner.h): Tree=0, Ring=1, CollNetDirect=2,
 // CollNetChain=3, NVLS=4, NVLSTree=5, PAT=6. CollNet needs plugin state and is not modelled.
 enum class NcclAlgo { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat };
+// NVLS and NVLSTree: the switch reduces, and they run on NCCL's NVLS channels.
+bool is_nvls_family(NcclAlgo a);
 inline constexpr int kNcclAlgoCount = 7;
 std::string_view to_string(NcclAlgo a);          // NCCL's spelling: "Tree", "Ring", "NVLS", ...
 std::string_view collsim_algorithm(NcclAlgo a);  // ours: "dbtree", "ring", "nvls", ...

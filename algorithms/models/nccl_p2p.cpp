@@ -79,7 +79,7 @@ int nccl_p2p_launched_channels(Collective c, const NcclP2p& p2p, const Communica
 
 int nccl_request_channels(const Request& r, const NcclP2p& p2p, std::uint64_t bytes,
                           int comm_channels, int floor) {
-  if (r.algorithm == "direct" && is_nccl_p2p(r.collective)) {
+  if (on_nccl_p2p_kernel(r)) {
     return nccl_p2p_launched_channels(r.collective, p2p, r.comm, bytes);
   }
   return nccl_launched_channels(r.algorithm, r.protocol, r.comm.size(), bytes, comm_channels,

@@ -100,7 +100,7 @@ int nccl_launched_channels(std::string_view algorithm, Protocol p, int ranks, st
   const std::optional<NcclAlgo> a = nccl_algo_of(algorithm);
   // NVLS and NVLSTree run on comm->nvlsChannels whatever the size: NCCL_NVLS_NCHANNELS, 16 by
   // default (`src/transport/nvls.cc`).
-  if (a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree) return std::max(floor, 16);
+  if (a && is_nvls_family(*a)) return std::max(floor, 16);
   if (!a || (*a != NcclAlgo::kRing && *a != NcclAlgo::kTree)) return channels;
   std::uint64_t threads = 512;
   std::uint64_t per_thread = 64;
