@@ -72,7 +72,7 @@ struct Calibration {
 
 struct CalibrateOptions {
   std::uint64_t exact_limit = 512ull << 20;  // rows above: extrapolated during the fit
-  // Rows where NCCL would run an algorithm collsim does not simulate (NVLS, ...) take part in
+  // Rows where NCCL would run an algorithm collsim does not simulate (CollNet) take part in
   // the fit only if set: their stand-in algorithm is not what was measured.
   bool fit_substituted = false;
   // A fitted parameter whose standard error exceeds this fraction of its value (relative, for

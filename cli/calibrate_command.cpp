@@ -150,7 +150,7 @@ void register_calibrate(CLI::App& app) {
   cmd->add_flag("--default-costs", args->default_costs,
                 "start from the NCCL-sourced defaults, leaving out CONFIG's own costs: block");
   cmd->add_flag("--fit-substituted", args->fit_substituted,
-                "also fit rows where NCCL ran an algorithm collsim does not simulate (NVLS...), "
+                "also fit rows where NCCL ran an algorithm collsim does not simulate (CollNet), "
                 "with the stand-in algorithm");
   cmd->add_option("--also", args->also,
                   "CONFIG=FILE: also fit FILE's rows measured on cluster CONFIG; every parameter "

@@ -115,8 +115,8 @@ lines.append("For each hardware class with a collsim preset, `collsim calibrate`
              "the out-of-place time, every row from 8 B up. Each cell: median / p90 / max "
              "absolute error in %, and (rows).\n")
 lines.append("- **collsim** — the calibrated simulation, with the algorithm and protocol the "
-             "table forced, or NCCL's own choice (`--select nccl`), NVLS and NVLSTree included. "
-             "Where NCCL ran an algorithm collsim does not simulate (CollNet, PAT), NCCL's best "
+             "table forced, or NCCL's own choice (`--select nccl`), NVLS, NVLSTree and PAT included. "
+             "Where NCCL ran an algorithm collsim does not simulate (CollNet), NCCL's best "
              "simulable choice stands in: those rows count in **collsim**, and are left out of "
              "**as run**.\n"
              "- **uncalibrated** — the same with the preset's NCCL-sourced default costs.\n"

@@ -102,5 +102,20 @@ Schedule make_direct(const Request& r);
 Schedule make_binomial(const Request& r);
 Schedule make_nvls(const Request& r);
 Schedule make_nvls_tree(const Request& r);
+Schedule make_pat(const Request& r);
+
+// PAT's shape (pat.cpp), shared with its closed form: D = ceil(log2 ranks) dimensions; the
+// blocks a message carries at most (NCCL's postFreq) for a channel's part of a block of
+// `channel_bytes` and FIFO steps of `step_bytes`; the slot of block offset t (t bit-reversed
+// over D bits); the runs of slots [begin, end) dimension d sends (and, shifted by 2^(D-1-d),
+// receives).
+struct SlotRun {
+  int begin = 0;
+  int end = 0;
+};
+int pat_dims(int ranks);
+std::uint64_t pat_aggregation(int ranks, std::uint64_t channel_bytes, std::uint64_t step_bytes);
+int pat_slot(int dims, int offset);
+std::vector<SlotRun> pat_runs(int ranks, int d);
 
 }  // namespace collsim::detail

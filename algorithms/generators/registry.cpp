@@ -92,6 +92,15 @@ std::vector<AlgorithmInfo> build_table() {
        Family::kNvls,
        true,
        false},
+      {"pat",
+       "NCCL's PAT: Bruck's log-step trees, far dimensions first (one GPU per node in NCCL)",
+       {C::kAllGather, C::kReduceScatter},
+       {Protocol::kSimple},  // NCCL runs PAT with Simple only (tuning.cc)
+       &detail::make_pat,
+       &closed_form::pat,
+       Family::kPat,
+       false,
+       false},
   };
 }
 

@@ -6,8 +6,9 @@
 //   Schedule s = plan(r);        // RequestError for unknown names / unsupported pairs,
 //                                // ScheduleError if the generated schedule is invalid
 //
-// Every algorithm but nvls (Simple only, as in NCCL) supports every protocol (the protocol sets
-// the slot geometry and the default chunking). `auto` is resolved by the selector before plan(); plan() rejects it.
+// Every algorithm but NCCL's NVLS family and PAT (Simple only, as in NCCL) supports every
+// protocol (the protocol sets the slot geometry and the default chunking). `auto` is resolved by
+// the selector before plan(); plan() rejects it.
 #pragma once
 
 #include <optional>
@@ -24,7 +25,8 @@ namespace collsim {
 // The NCCL kernel family an algorithm's schedule belongs to: what its trace's kernel is named
 // after and, for rings, NCCL's step chunking of Simple (request.cpp).
 // kNvls: the switch reduces (NVLS, NVLSTree), with NCCL's NVLS chunking (request.cpp).
-enum class Family { kRing, kTree, kNvls, kOther };
+// kPat: NCCL's PAT kernel, with its own chunking (request.cpp).
+enum class Family { kRing, kTree, kNvls, kPat, kOther };
 
 // Everything collsim knows of an algorithm, so that no code elsewhere compares its name.
 struct AlgorithmInfo {

@@ -97,6 +97,17 @@ std::uint64_t nvls_chunk(const Request& r, std::uint64_t chunk, bool tree) {
   return chunk;
 }
 
+// PAT's chunk (`src/enqueue.cc` calcCollChunking, NCCL 2.23+): Simple's 512 KiB step halves, down
+// to 64 KiB, while the size gives each channel fewer than 32 chunks (AllGather) or 16
+// (ReduceScatter).
+std::uint64_t pat_chunk(const Request& r, std::uint64_t chunk) {
+  const std::uint64_t bytes = request_bytes(r).count();
+  const std::uint64_t channels = static_cast<std::uint64_t>(std::max(1, r.channels));
+  const std::uint64_t per = r.collective == Collective::kAllGather ? 32 : 16;
+  while (chunk * channels * per > bytes && chunk > 65536) chunk /= 2;
+  return chunk;
+}
+
 }  // namespace
 
 Chunking chunking(const Request& r) {
@@ -108,6 +119,9 @@ Chunking chunking(const Request& r) {
   }
   if (a != nullptr && a->family == Family::kNvls && r.protocol == Protocol::kSimple) {
     k.chunk_bytes = std::max(e, nvls_chunk(r, k.chunk_bytes, !a->single_node) / e * e);
+  }
+  if (a != nullptr && a->family == Family::kPat) {
+    k.chunk_bytes = std::max(e, pat_chunk(r, k.chunk_bytes) / e * e);
   }
   if (r.chunk_bytes != 0) k.chunk_bytes = std::max(e, r.chunk_bytes / e * e);
   if (r.slices > 0) k.slices = r.slices;

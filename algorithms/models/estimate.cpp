@@ -472,6 +472,45 @@ Estimate nvls_tree(const EstimateRequest& q) {
 
 }  // namespace closed_form
 
+namespace {
+
+// One chunk loop of PAT (pat.cpp) on b bytes of every block: AllGather copies its own chunk in,
+// crosses the D dimensions and copies the p chunks out; ReduceScatter packs the p chunks and
+// reduces through the dimensions. Each dimension is an exchange per run of slots, cut into
+// pieces of `agg` chunks: k_s(α + τ_s (+ γ_s)), as rhd's exchanges.
+Time pat_loop(const EstimateRequest& q, u64 b, u64 agg, const Cut& cut, const Cost& c) {
+  const int p = q.ranks;
+  const bool rs = q.collective == Collective::kReduceScatter;
+  Time t = c.copy(b) * (rs ? p : 1 + p);
+  const Cut message{agg * b, 1, cut.piece};
+  for (int d = 0; d < detail::pat_dims(p); ++d) {
+    for (const detail::SlotRun& run : detail::pat_runs(p, d)) {
+      const Pipe s = pipe(static_cast<u64>(run.end - run.begin) * b, message, c);
+      t += (c.alpha() + s.tau + (rs ? c.gamma(s.pb) : Time())) * s.k;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+namespace closed_form {
+
+Estimate pat(const EstimateRequest& q) {
+  // Approximate: the schedule's copies, exchanges and loops overlap on the FIFO where this sums
+  // them.
+  const Shape s = shape_of(q);
+  if (s.p == 1) return {s.intra.copy(s.len), "copy", true};
+  const u64 agg = detail::pat_aggregation(s.p, s.len, s.cut.piece);
+  const u64 full = s.len / s.cut.chunk;
+  const u64 rest = s.len % s.cut.chunk;
+  Time t = pat_loop(q, s.cut.chunk, agg, s.cut, s.intra) * static_cast<std::int64_t>(full);
+  if (rest > 0) t += pat_loop(q, rest, agg, s.cut, s.intra);
+  return {t, "pat: per chunk, copies + sum over lg p dimensions of k_s(α + τ_s (+ γ_s))", false};
+}
+
+}  // namespace closed_form
+
 Estimate estimate(const EstimateRequest& q) {
   const AlgorithmInfo& a = find_algorithm(q.algorithm);
   if (!a.implements(q.collective)) {

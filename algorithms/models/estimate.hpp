@@ -96,6 +96,7 @@ Estimate direct(const EstimateRequest& q);
 Estimate binomial(const EstimateRequest& q);
 Estimate nvls(const EstimateRequest& q);
 Estimate nvls_tree(const EstimateRequest& q);
+Estimate pat(const EstimateRequest& q);
 }  // namespace closed_form
 
 }  // namespace collsim

@@ -101,7 +101,11 @@ int nccl_launched_channels(std::string_view algorithm, Protocol p, int ranks, st
   // NVLS and NVLSTree run on comm->nvlsChannels whatever the size: NCCL_NVLS_NCHANNELS, 16 by
   // default (`src/transport/nvls.cc`).
   if (a && is_nvls_family(*a)) return std::max(floor, 16);
-  if (!a || (*a != NcclAlgo::kRing && *a != NcclAlgo::kTree)) return channels;
+  // PAT takes the ring and tree rule (topoGetAlgoInfo's "Ring/Tree channel tuning" covers every
+  // algorithm but NVLS, NVLSTree and CollNet) at Simple's 64 B a thread.
+  if (!a || (*a != NcclAlgo::kRing && *a != NcclAlgo::kTree && *a != NcclAlgo::kPat)) {
+    return channels;
+  }
   std::uint64_t threads = 512;
   std::uint64_t per_thread = 64;
   if (p == Protocol::kLL) {
@@ -257,6 +261,16 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
           "--select nccl: NCCL runs none of the allowed algorithms ({}): they are collsim's own; "
           "--select best gives the fastest of them",
           fmt::join(allowed.algorithms, ", ")));
+    }
+    if (allowed.algorithms.size() == 1) {
+      // NCCL's enable rules (docs/nccl-model.md §1.6) rule it out here: say how to run it anyway.
+      throw RequestError(fmt::format(
+          "--select nccl: NCCL does not run {} for {} on this cluster{}; --proto runs it anyway "
+          "(NCCL could not), --select best picks the fastest",
+          allowed.algorithms.front(), to_string(c),
+          allowed.algorithms.front() == collsim_algorithm(NcclAlgo::kPat)
+              ? " (NCCL runs PAT with one GPU per node only)"
+              : ""));
     }
     throw RequestError(fmt::format(
         "--select nccl: NCCL's model enables none of the allowed algorithms and protocols for {}",

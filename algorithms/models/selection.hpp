@@ -12,8 +12,8 @@
 //
 // What --algo accepts: "auto"; one algorithm name; or an NCCL_ALGO-style list: comma-separated,
 // optionally negated by a leading '^' ("ring,tree", "^tree", "NVLS"). Every algorithm has one
-// name (`collsim list`: ring, dbtree, bintree, ring2d, rhd, direct, binomial, and NCCL's nvls,
-// nvls_tree, collnet_direct, collnet_chain, pat), and NCCL's spellings in any case are aliases
+// name (`collsim list`: ring, dbtree, bintree, ring2d, rhd, direct, binomial, nvls, nvls_tree,
+// pat, and NCCL's collnet_direct, collnet_chain), and NCCL's spellings in any case are aliases
 // of exactly one of them, alone as in a list: Tree is dbtree, NVLSTree nvls_tree,
 // CollNetDirect collnet_direct. --proto: "auto", one protocol, or an
 // NCCL_PROTO-style list ("LL,LL128", "^LL128"). Unknown names throw RequestError listing the
@@ -51,7 +51,7 @@ struct AlgoChoice {
   bool algo_auto = true;  // --algo auto (or a list: still a choice to make)
   bool proto_auto = true;
   std::vector<std::string> algorithms;  // allowed collsim names, in `collsim list` order, then
-                                        // NCCL-only ones (nvls, nvls_tree, pat, collnet_*)
+                                        // NCCL-only ones (collnet_*)
   std::vector<Protocol> protocols;      // allowed, in ll, ll128, simple order
   NcclFilter nccl;                      // the same, in NCCL's terms
   // Exactly one algorithm and one protocol: nothing to select.
@@ -62,8 +62,8 @@ AlgoChoice parse_algo_choice(std::string_view algo, std::string_view proto);
 // case ("Tree" -> "dbtree"). RequestError listing the names otherwise.
 std::string canonical_algorithm(std::string_view name);
 
-// Whether collsim generates schedules for this algorithm (NCCL's NVLS, NVLSTree, PAT and CollNet
-// have no generator yet: only --model nccl can cost them).
+// Whether collsim generates schedules for this algorithm (NCCL's CollNet has no generator yet:
+// only --model nccl costs it).
 bool simulable(std::string_view algorithm);
 
 // The allowed algorithm x protocol pairs that implement `c`, algorithms in the order of
@@ -86,8 +86,8 @@ std::optional<Selection> select_best(const std::vector<Candidate>& cs, const Cos
 
 // The policy `nccl`: NCCL's arg-min for `bytes` (nccl-tests' size column) under `allowed`.
 //  - AllReduce, AllGather, ReduceScatter, Broadcast, Reduce: NcclModel::best. If NCCL picks an
-//    algorithm collsim cannot simulate (NVLS, PAT, ...) and `simulable_only`, chosen is NCCL's
-//    best among the ones it can (ring, dbtree), and the note says so.
+//    algorithm collsim cannot simulate (CollNet) and `simulable_only`, chosen is NCCL's best
+//    among the ones it can, and the note says so.
 //  - AllToAll, Gather, Scatter, SendRecv: NCCL runs these as point-to-point sends, LL up to
 //    16 KiB per peer message and channel (NCCL_P2P_LL_THRESHOLD, docs/nccl-model.md §1.1), Simple
 //    above: chosen = direct with that protocol; time_us = 0 (NCCL has no cost model for p2p).

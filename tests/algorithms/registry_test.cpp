@@ -22,7 +22,7 @@ TEST(Registry, UnknownAlgorithmSuggestsTheNearest) {
   EXPECT_EQ(
       error_of(r),
       "unknown algorithm \"rign\": expected one of ring, bintree, dbtree, ring2d, rhd, direct, "
-      "binomial, nvls, nvls_tree; did you mean \"ring\"?");
+      "binomial, nvls, nvls_tree, pat; did you mean \"ring\"?");
 }
 
 TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
@@ -43,7 +43,7 @@ TEST(Registry, AutoIsResolvedElsewhere) {
   r.algorithm = "auto";
   EXPECT_EQ(error_of(r),
             "algorithm \"auto\" must be resolved by the selector before planning; name one of "
-            "ring, bintree, dbtree, ring2d, rhd, direct, binomial, nvls, nvls_tree");
+            "ring, bintree, dbtree, ring2d, rhd, direct, binomial, nvls, nvls_tree, pat");
 }
 
 TEST(Registry, RequestChecks) {
@@ -97,6 +97,9 @@ TEST(Registry, ListMatrix) {
             "-                 -                 -                 -                 -            "
             "     -\n"
             "nvls_tree  simple            -                 -                 -                 "
+            "-                 -                 -                 -                 -            "
+            "     -\n"
+            "pat        -                 simple            simple            -                 "
             "-                 -                 -                 -                 -            "
             "     -\n");
   const std::string a2a = format_algorithm_matrix(Collective::kAllToAll);

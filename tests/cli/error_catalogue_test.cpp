@@ -57,7 +57,7 @@ const std::vector<BadCall> kCatalogue = {
      "dry-run"},
     {"bench --backend cpu --op allreduce --algo rung", 1,
      "collsim: --algo: unknown algorithm \"rung\": expected one of ring, bintree, dbtree, ring2d, "
-     "rhd, direct, binomial, nvls, nvls_tree, collnet_direct, collnet_chain, pat, tree, "
+     "rhd, direct, binomial, nvls, nvls_tree, pat, collnet_direct, collnet_chain, tree, "
      "collnetdirect, collnetchain, nvlstree; did you mean \"ring\"?"},
     {"calibrate dgx-h100 --measurements /nonexistent -o /tmp/x.yaml", 2,
      "collsim: --measurements: File does not exist: /nonexistent"},

@@ -121,5 +121,18 @@ TEST(NcclModelCli, SelectNcclNamesWhatNcclWouldPick) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["algorithm"], "ring");
 }
 
+TEST(NcclModelCli, PatRunsAsNcclPicksIt) {
+  // One GPU per node: NCCL 2.30 picks PAT for a 1 MiB AllGather on 64 nodes, and the simulator
+  // runs it (no stand-in, no note).
+  const CommandResult r = run_collsim("predict " COLLSIM_SOURCE_DIR
+                                      "/bench/flat-switch.yaml --nodes 64 --op allgather "
+                                      "--bytes 1M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("algorithm   pat, protocol simple (auto: NCCL picks PAT/Simple)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("note        "), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace collsim::test

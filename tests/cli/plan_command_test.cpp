@@ -67,7 +67,7 @@ TEST(PlanCommand, UserErrorsAreOneLineAndExitOne) {
       {"plan dgx-h100 --op allreduce --bytes 64 --algo rign",
        "collsim: --algo: unknown algorithm \"rign\": expected one of ring, bintree, dbtree, "
        "ring2d, "
-       "rhd, direct, binomial, nvls, nvls_tree, collnet_direct, collnet_chain, pat, tree, "
+       "rhd, direct, binomial, nvls, nvls_tree, pat, collnet_direct, collnet_chain, tree, "
        "collnetdirect, "
        "collnetchain, nvlstree; did you mean \"ring\"?\n"},
       {"plan dgx-h100 --op alltoall --bytes 64K --algo ring",
