@@ -130,7 +130,7 @@ CostParams default_cost_params(int sm) {
   // tree returns, broadcast = multicast it back through the switch), so it moves less than an
   // NVLS channel, and NCCL caps it with its own constant: perChMaxNVLSTreeBw, 57.7 GB/s of bus
   // bandwidth per search channel on Hopper with 2 nodes, 96.0 on Blackwell (docs/nccl-model.md
-  // §1.4; 45.5 / 80.0 beyond 2 nodes, which one value per architecture does not follow). A
+  // §1.4; 45.5 / 80.0 beyond 2 nodes: nvls_tree_deep_share below). A
   // search channel runs as two (16 NVLS channels for 8 search channels on 8x H100), and a
   // channel's part of the vector is its bus bandwidth x nRanks / (2 (nRanks - 1)), 16/30 on the
   // 2 x 8 GPUs the constant is for: 57.7 / 2 x 16/30 = 15.4 GB/s a channel, 246 GB/s algbw on 16
@@ -143,6 +143,14 @@ CostParams default_cost_params(int sm) {
   constexpr double kNvlsTreePerCh[] = {0.0, 57.7, 96.0};
   constexpr double kPieceCostShare = 0.951;
   c.nvls_tree_channel_bandwidth = GBps(kNvlsTreePerCh[a] / 2.0 * 16.0 / 30.0 / kPieceCostShare);
+  // Beyond two nodes a tree has interior nodes, whose NVLSTree CTA also combines two children's
+  // sums and sends to a parent: NCCL's constant drops to 45.5 GB/s on Hopper, 80.0 on Blackwell
+  // (perChMaxNVLSTreeBw's third column, docs/nccl-model.md §1.4). The extra NIC traffic of an
+  // interior node is the topology's to charge; this is the CTA's own share. On the 4-node
+  // Voltage Park table (h100x32_4node_allreduce_voltagepark-ib-8x400G_vpbenchmarking.txt, not
+  // fitted) its 8 NVLSTree rows go from 11.8 % to 8.8 % mean |error|.
+  constexpr double kNvlsTreeDeepPerCh[] = {0.0, 45.5, 80.0};
+  c.nvls_tree_deep_share = a == 0 ? 1.0 : kNvlsTreeDeepPerCh[a] / kNvlsTreePerCh[a];
 
   // The host's cost to issue one collective on one GPU (NCCL's enqueue and the kernel launch).
   // One thread driving g GPUs issues g of them per iteration inside one group (nccl-tests -g;
@@ -160,13 +168,17 @@ double CostParams::channel_cap(Protocol p, ChannelKernel kernel) const {
   double k = 0;
   if (kernel == ChannelKernel::kP2p) k = p2p_channel_bandwidth.bytes_per_second();
   if (kernel == ChannelKernel::kNvlsTree) k = nvls_tree_channel_bandwidth.bytes_per_second();
+  if (kernel == ChannelKernel::kNvlsTreeDeep) {
+    k = nvls_tree_channel_bandwidth.bytes_per_second() * nvls_tree_deep_share;
+  }
   if (own <= 0) return k;
   return k > 0 ? std::min(own, k) : own;
 }
 
 ChannelKernel channel_kernel(const ScheduleInfo& info) {
   if (info.p2p) return ChannelKernel::kP2p;
-  return info.algorithm == "nvls_tree" ? ChannelKernel::kNvlsTree : ChannelKernel::kCollective;
+  if (info.algorithm != "nvls_tree") return ChannelKernel::kCollective;
+  return info.nodes > 2 ? ChannelKernel::kNvlsTreeDeep : ChannelKernel::kNvlsTree;
 }
 
 CostParams default_cost_params(const Topology& topo) {

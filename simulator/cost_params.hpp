@@ -18,7 +18,7 @@
 //  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second; a channel
 //    of NCCL's point-to-point kernel (ScheduleInfo::p2p: sendrecv, alltoall, gather, scatter)
 //    at most p2p_channel_bandwidth too, and one of NVLSTree at most nvls_tree_channel_bandwidth
-//    (channel_kernel(), channel_cap()).
+//    (x nvls_tree_deep_share on more than two nodes) (channel_kernel(), channel_cap()).
 //  - Each piece pays its route's latency (the sum of the preset link latencies, which already
 //    encode NCCL's per-hop LL figure, see configs/dgx-h100.yaml) plus the protocol's
 //    hop_latency for the route's class: only the protocol's excess over LL, so nothing is counted
@@ -50,7 +50,8 @@ class Topology;
 struct ScheduleInfo;
 
 // Which kernel a channel runs, where that sets its own per-channel cap.
-enum class ChannelKernel { kCollective, kP2p, kNvlsTree };
+// kNvlsTreeDeep: NVLSTree on more than two nodes, where a tree has interior nodes.
+enum class ChannelKernel { kCollective, kP2p, kNvlsTree, kNvlsTreeDeep };
 
 // Where a route runs, for the per-hop protocol latency: NVLink-class links only, some PCIe (or
 // SMP) link, or the inter-node network.
@@ -73,6 +74,9 @@ struct CostParams {
   Bandwidth nvls_bandwidth;         // the NVSwitch's reduction rate per GPU port; zero = free
   Bandwidth p2p_channel_bandwidth;  // one channel of NCCL's send/recv kernel; zero = no cap
   Bandwidth nvls_tree_channel_bandwidth;  // one channel of NVLSTree's split CTA; zero = no cap
+  // What an NVLSTree channel keeps of that cap on more than two nodes (NCCL's own ratio, by
+  // architecture; cost_params.cpp). Not a `costs:` key: it scales whatever cap is given.
+  double nvls_tree_deep_share = 1.0;
   Time host_launch;                 // host time to issue one collective on one GPU; zero = none
 
   ProtocolCost& protocol(Protocol p) { return protocols[static_cast<int>(p)]; }

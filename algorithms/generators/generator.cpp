@@ -56,6 +56,7 @@ ScheduleInfo make_info(const Request& r, int ir_channels) {
   i.dtype = r.dtype;
   i.redop = r.redop;
   i.ranks = r.comm.size();
+  i.nodes = std::max(1, r.comm.node_count());
   i.channels = ir_channels;
   i.requested_channels = r.channels;
   i.count = r.count;

@@ -68,6 +68,7 @@ struct ScheduleInfo {
   DataType dtype = DataType::kF32;
   ReduceOp redop = ReduceOp::kSum;
   int ranks = 1;
+  int nodes = 1;               // the nodes the ranks are on (Communicator::node_count)
   int channels = 1;            // IR channels (streams per rank)
   int requested_channels = 1;  // NCCL channels asked for; tree algorithms use several IR
                                // channels per NCCL channel (a split CTA: reduce and broadcast)

@@ -3,6 +3,7 @@
 // bandwidth is the channels times the cap; NVLS and the ring keep their own caps.
 #include <gtest/gtest.h>
 
+#include "algorithms/generators/registry.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
 #include "calibrate/row_model.hpp"
 #include "predict/predict.hpp"
@@ -50,6 +51,30 @@ TEST(NvlsTreeCap, AChannelMovesAtMostItsCap) {
   EXPECT_NEAR(algbw(r, capped), 8 * 57.7e9 * 16 / 30, 0.01 * 8 * 57.7e9 * 16 / 30);
   // Without the cap the NVSwitch's NVLS rate bounds it, well above.
   EXPECT_GT(algbw(r, free), 1.05 * cap_bw);
+}
+
+TEST(NvlsTreeCap, BeyondTwoNodesAChannelKeepsNcclsShare) {
+  // perChMaxNVLSTreeBw: 45.5 GB/s beyond two Hopper nodes against 57.7 on two (80.0 / 96.0 on
+  // Blackwell): an interior node's CTA also combines two children's sums.
+  const Topology two = load_topology("h100-2node-ib");
+  const CostParams costs = default_cost_params(two);
+  EXPECT_DOUBLE_EQ(costs.nvls_tree_deep_share, 45.5 / 57.7);
+  EXPECT_DOUBLE_EQ(default_cost_params(100).nvls_tree_deep_share, 80.0 / 96.0);
+  EXPECT_DOUBLE_EQ(costs.channel_cap(Protocol::kSimple, ChannelKernel::kNvlsTreeDeep),
+                   costs.nvls_tree_channel_bandwidth.bytes_per_second() * 45.5 / 57.7);
+  LoadOptions at4;
+  at4.nodes = 4;
+  const Topology four = load_topology("h100-2node-ib", at4);
+  const Request r2 = allreduce(two, "nvls_tree", 64 << 20, 16);
+  const Request r4 = allreduce(four, "nvls_tree", 64 << 20, 16);
+  EXPECT_EQ(channel_kernel(generate(r2).info()), ChannelKernel::kNvlsTree);
+  EXPECT_EQ(channel_kernel(generate(r4).info()), ChannelKernel::kNvlsTreeDeep);
+  // At 4 GiB on 4 nodes the 16 channels' reduced cap bounds the algorithm bandwidth.
+  const Request big = allreduce(four, "nvls_tree", std::uint64_t{4} << 30, 16);
+  const auto p = predict(big, four, costs, Model::kMaxMin);
+  ASSERT_TRUE(p);
+  EXPECT_LE(algbw(big, p),
+            16 * costs.channel_cap(Protocol::kSimple, ChannelKernel::kNvlsTreeDeep));
 }
 
 TEST(NvlsTreeCap, OtherAlgorithmsKeepTheirOwnCap) {
