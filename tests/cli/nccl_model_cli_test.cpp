@@ -132,6 +132,12 @@ TEST(NcclModelCli, PatRunsAsNcclPicksIt) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("note        "), std::string::npos) << r.out;
+  // With 8 GPUs a node NCCL does not run PAT, faster or not.
+  const CommandResult one = run_collsim(
+      "predict dgx-h100 --op allgather --bytes 1M --algo ring,pat --proto simple");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_NE(one.out.find("NCCL does not run PAT/Simple on this cluster"), std::string::npos)
+      << one.out;
 }
 
 }  // namespace

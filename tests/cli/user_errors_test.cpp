@@ -50,6 +50,10 @@ TEST(UserErrors, OneLineAndExitOne) {
       {"predict dgx-h100 --op allreduce --bytes 1M --model nccl --algo rhd",
        "collsim: --model nccl: NCCL has no algorithm \"rhd\"; NCCL's are ring, dbtree (Tree), "
        "nvls, nvls_tree, pat, collnet_direct, collnet_chain\n"},
+      {"predict dgx-h100 --op allgather --bytes 1M --algo pat",
+       "collsim: --select nccl: NCCL does not run pat for allgather on this cluster (NCCL runs "
+       "PAT with one GPU per node only); --proto runs it anyway (NCCL could not), --select best "
+       "picks the fastest\n"},
       {"compare dgx-h100 --op allreduce -e 1K --plot plot.pdf",
        "collsim: --plot: expected a file ending in .svg or .png, got \"plot.pdf\"\n"},
   };
