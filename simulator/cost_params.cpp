@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/generators/registry.hpp"
 #include "algorithms/ir/schedule.hpp"
 #include "topology/topology.hpp"
 
@@ -177,7 +178,11 @@ double CostParams::channel_cap(Protocol p, ChannelKernel kernel) const {
 
 ChannelKernel channel_kernel(const ScheduleInfo& info) {
   if (info.p2p) return ChannelKernel::kP2p;
-  if (info.algorithm != "nvls_tree") return ChannelKernel::kCollective;
+  // NVLSTree: the one algorithm of the NVLS family that spans nodes (registry.hpp).
+  const AlgorithmInfo* a = find_algorithm_or_null(info.algorithm);
+  if (a == nullptr || a->family != Family::kNvls || a->single_node) {
+    return ChannelKernel::kCollective;
+  }
   return info.nodes > 2 ? ChannelKernel::kNvlsTreeDeep : ChannelKernel::kNvlsTree;
 }
 

@@ -148,6 +148,7 @@ class Engine {
   std::uint64_t full_wire_;        // wire bytes of a full piece
   Time reduce_full_;               // reduction delay of a full piece
   double wire_per_byte_;           // 1 / protocol efficiency
+  double wire_cap_;                // a channel's cap in wire bytes/s (infinity: none)
   double reduce_rate_;             // bytes/s; 0 = free
   double switch_reduce_rate_ = 0;  // per stream of a switch actor, bytes/s; 0 = free
   double copy_rate_;

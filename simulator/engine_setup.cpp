@@ -58,6 +58,8 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
           ? payload_
           : static_cast<std::uint64_t>(std::ceil(static_cast<double>(payload_) * wire_per_byte_));
   reduce_full_ = reduce_rate_ > 0 ? wire_time(static_cast<double>(payload_), reduce_rate_) : Time();
+  const double cap = costs.channel_cap(s.info().protocol, channel_kernel(s.info()));
+  wire_cap_ = cap > 0 ? cap * wire_per_byte_ : std::numeric_limits<double>::infinity();
   gpu_ = o.placement;
   if (gpu_.empty()) {
     for (int r = 0; r < s.rank_count(); ++r) gpu_.push_back(r);
@@ -191,8 +193,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
     }
   }
   info.latency += proto_.hop_latency[static_cast<int>(cls)];
-  const double cap = costs_.channel_cap(sched_.info().protocol, channel_kernel(sched_.info()));
-  info.cap = cap > 0 ? cap * wire_per_byte_ : std::numeric_limits<double>::infinity();
+  info.cap = wire_cap_;
   // Without max-min sharing, the request's channels split every link of the route evenly, as
   // they do on a GPU that drives them all at once; the closed forms assume the same.
   if constexpr (Net::kKnowsFinish) bottleneck /= std::max(1, sched_.info().requested_channels);
