@@ -213,6 +213,7 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
                                         const CostParams& start, double max_relative_sigma) {
   const auto n = static_cast<Eigen::Index>(params.size());
   std::vector<bool> weak(params.size(), false);
+  if (p.fixed.empty()) p.fixed.assign(params.size(), false);
   for (int round = 0; round < 4; ++round) {
     Eigen::Index worst = -1;
     double worst_rel = max_relative_sigma;
@@ -228,7 +229,7 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
     }
     if (worst < 0) break;
     weak[static_cast<std::size_t>(worst)] = true;
-    p.fixed = weak;
+    p.fixed[static_cast<std::size_t>(worst)] = true;
     p.x0 = fit.x;
     p.x0[worst] = params[static_cast<std::size_t>(worst)].value(start);
     const int evaluations = fit.evaluations, iterations = fit.iterations;
@@ -237,6 +238,60 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
     fit.iterations += iterations;
   }
   return weak;
+}
+
+// The share of parameter j's information (sum over rows of w J^2) that each cluster gives:
+// row_cluster[i] is row i's cluster, one of `clusters`. All zero if no row depends on j.
+std::vector<double> cluster_shares(const LsqResult& fit, Eigen::Index j,
+                                   const std::vector<int>& row_cluster, int clusters) {
+  std::vector<double> share(static_cast<std::size_t>(clusters), 0.0);
+  double total = 0;
+  for (std::size_t i = 0; i < row_cluster.size(); ++i) {
+    const auto ii = static_cast<Eigen::Index>(i);
+    const double info = fit.weights[ii] * fit.jacobian(ii, j) * fit.jacobian(ii, j);
+    share[static_cast<std::size_t>(row_cluster[i])] += info;
+    total += info;
+  }
+  for (double& s : share) s = total > 0 ? s / total : 0.0;
+  return share;
+}
+
+// A parameter that one cluster alone determines (more than max_share of its information) says
+// how that cluster differs, not what the clusters share: held at its prior value, and the rest
+// fitted again, until no fitted parameter is one cluster's. Returns, per parameter, the cluster
+// that held it (-1: not held) and its share.
+std::vector<std::pair<int, double>> hold_unshared_parameters(
+    LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
+    const CostParams& start, const std::vector<int>& row_cluster, int clusters,
+    double max_share) {
+  const auto n = static_cast<Eigen::Index>(params.size());
+  std::vector<std::pair<int, double>> held(params.size(), {-1, 0.0});
+  if (clusters < 2 || max_share >= 1.0) return held;
+  if (p.fixed.empty()) p.fixed.assign(params.size(), false);
+  // A parameter's shares follow from which rows depend on it, which hardly moves with the
+  // values: every one found in a round is held at once.
+  for (int round = 0; round < 4; ++round) {
+    bool any = false;
+    Eigen::VectorXd x0 = fit.x;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      if (!fit.free[k]) continue;
+      const std::vector<double> share = cluster_shares(fit, j, row_cluster, clusters);
+      const auto top = std::max_element(share.begin(), share.end());
+      if (*top <= max_share) continue;
+      held[k] = {static_cast<int>(top - share.begin()), *top};
+      p.fixed[k] = true;
+      x0[j] = params[k].value(start);
+      any = true;
+    }
+    if (!any) break;
+    p.x0 = x0;
+    const int evaluations = fit.evaluations, iterations = fit.iterations;
+    fit = robust_least_squares(p);
+    fit.evaluations += evaluations;
+    fit.iterations += iterations;
+  }
+  return held;
 }
 
 // The files that carry at least 5 % of the information on parameter j (sum over their rows of
@@ -271,7 +326,8 @@ std::string information_shares(const LsqResult& fit, Eigen::Index j,
 
 // What the report says of parameter j: its values, and what determined it or why nothing did.
 FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index j,
-                         const LsqResult& fit, bool weak, const Calibration& cal,
+                         const LsqResult& fit, bool weak, const std::string& unshared,
+                         const Calibration& cal,
                          const std::vector<FitRow>& rows, const std::vector<MeasurementFile>& files,
                          double max_relative_sigma) {
   const auto k = static_cast<std::size_t>(j);
@@ -292,6 +348,8 @@ FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index 
           "ran to its bound (the rows say only that it is {}); {}",
           fit.x[j] <= cp.lower() + 1e-9 ? "at most this" : "at least this", fp.determined_by);
     }
+  } else if (!unshared.empty()) {
+    fp.determined_by = unshared;
   } else if (weak) {
     fp.determined_by = fmt::format(
         "not determined: the rows pin it only loosely (standard error above {:.0f}% of it); "
@@ -431,10 +489,22 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   std::vector<CostParameter> params = shared_parameters(sets, protocols);
   hold_fixed(params, options.fixed);
   std::vector<FitRow> rows;  // every set's, in the residuals' order
-  for (const FitSet& s : sets) rows.insert(rows.end(), s.rows.begin(), s.rows.end());
+  // Each row's cluster: sets of the same config are one cluster.
+  std::vector<std::string> cluster_names;
+  std::vector<int> row_cluster;
+  for (const FitSet& s : sets) {
+    rows.insert(rows.end(), s.rows.begin(), s.rows.end());
+    auto at = std::find(cluster_names.begin(), cluster_names.end(), s.topo->name());
+    if (at == cluster_names.end()) at = cluster_names.insert(at, s.topo->name());
+    row_cluster.insert(row_cluster.end(), s.rows.size(),
+                       static_cast<int>(at - cluster_names.begin()));
+  }
 
   LsqProblem p = joint_problem(sets, params);
   LsqResult fit = robust_least_squares(p);
+  const std::vector<std::pair<int, double>> unshared =
+      hold_unshared_parameters(p, fit, params, cal.start, row_cluster,
+                               static_cast<int>(cluster_names.size()), options.max_cluster_share);
   const std::vector<bool> weak =
       hold_loose_parameters(p, fit, params, cal.start, options.max_relative_sigma);
   cal.fitted = costs_at(cal.start, params, fit.x);
@@ -442,8 +512,15 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   cal.evaluations = fit.evaluations;
   cal.converged = fit.converged;
   for (std::size_t j = 0; j < params.size(); ++j) {
-    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], cal, rows,
-                                      files, options.max_relative_sigma));
+    std::string held;
+    if (unshared[j].first >= 0 && !fit.free[j]) {
+      held = fmt::format(
+          "not shared: {}'s rows alone determine it ({:.0f}% of its information), so it is that "
+          "cluster's own; prior kept",
+          cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
+    }
+    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
+                                      cal, rows, files, options.max_relative_sigma));
   }
 
   std::vector<double> before, after;

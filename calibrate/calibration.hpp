@@ -81,6 +81,11 @@ struct CalibrateOptions {
   // Parameters held at their starting values, by `costs:` path or shell pattern
   // ("protocols.*.efficiency"); each must match at least one parameter of the fit.
   std::vector<std::string> fixed;
+  // For a fit meant for a cluster that is none of the fit's own (leave one class out): a
+  // parameter more than this share of whose information comes from one cluster (one config) is
+  // that cluster's trait, not something the clusters share, and is held at its prior value.
+  // 1 (the default) keeps every parameter the rows determine.
+  double max_cluster_share = 1.0;
 };
 
 Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,

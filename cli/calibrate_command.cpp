@@ -33,12 +33,17 @@ struct CalibrateArgs {
   bool fit_substituted = false;
   std::string format = "table";
   std::vector<std::string> also;  // "CONFIG=FILE": rows of another cluster, fitted jointly
+  bool shared_only = false;       // hold what one cluster alone determines (CalibrateOptions)
   std::vector<std::string> fixed;  // --fix: parameters held at their starting values
   std::string command_line;
 };
 
 // --also CONFIG=FILE, read like --measurements (the same --op and size range) on CONFIG, loaded
 // with the same --default-costs and --costs as the main CONFIG (its own node count).
+// --shared-only: a parameter is shared if at least a fifth of its information comes from the
+// other clusters, i.e. no one cluster gives more than this.
+constexpr double kSharedOnlyMaxShare = 0.8;
+
 struct OtherCluster {
   Topology topo;
   std::vector<MeasurementFile> files;
@@ -105,6 +110,14 @@ void run_calibrate(const CalibrateArgs& a) {
   CalibrateOptions o;
   o.fit_substituted = a.fit_substituted;
   o.fixed = a.fixed;
+  if (a.shared_only) {
+    if (a.also.empty()) {
+      throw RequestError(
+          "--shared-only keeps what several clusters' rows determine together: give the others "
+          "with --also CONFIG=FILE");
+    }
+    o.max_cluster_share = kSharedOnlyMaxShare;
+  }
   const Calibration cal = calibrate(clusters, o);
 
   std::ofstream out(a.output);
@@ -155,6 +168,11 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--also", args->also,
                   "CONFIG=FILE: also fit FILE's rows measured on cluster CONFIG; every parameter "
                   "takes one value for all the clusters (a fit of what they share)");
+  cmd->add_flag("--shared-only", args->shared_only,
+                fmt::format("with --also: hold at its prior every parameter more than {:.0f}% of "
+                            "whose information comes from one cluster's rows (that cluster's own "
+                            "trait), for a fit meant for a cluster the fit has not seen",
+                            100 * kSharedOnlyMaxShare));
   cmd->add_option("--fix", args->fixed,
                   "hold these parameters at their starting values (the config's, or the defaults "
                   "with --default-costs): costs: paths or shell patterns, e.g. "
@@ -167,6 +185,7 @@ void register_calibrate(CLI::App& app) {
     if (args->default_costs) args->command_line += " --default-costs";
     for (const auto& m : args->measurements.files) args->command_line += " --measurements " + m;
     for (const auto& m : args->also) args->command_line += " --also " + m;
+    if (args->shared_only) args->command_line += " --shared-only";
     for (const auto& f : args->fixed) args->command_line += " --fix '" + f + "'";
     if (!args->measurements.op.empty()) args->command_line += " --op " + args->measurements.op;
     if (!args->measurements.min_bytes.empty()) {

@@ -13,7 +13,10 @@
 # Leave one class out: for each class, one joint fit (calibrate --also) on the training tables of
 # every OTHER hardware family, with one value of each parameter for all of them, then validated on
 # this class's validation tables. That is the figure that says how collsim does on hardware it
-# was not fitted to. LOCO_JOBS (default 1) runs that many of those fits at once.
+# was not fitted to. Each is fitted with --shared-only: a parameter that one of those families'
+# rows alone determine is that family's own trait and stays at its default, since the class
+# predicted is none of them (docs/calibration.md). LOCO_JOBS (default 1) runs that many of those
+# fits at once.
 # SKIP_CLASS_FITS=1 keeps the per-class results already in docs/validation and redoes only the
 # leave-one-class-out fits and the report; LOCO_ONLY="name ..." then redoes only those classes'
 # leave-one-class-out results and keeps the others'. Classes of one family share one
@@ -157,7 +160,7 @@ loco_class() {
     local fix=() patterns=()
     read -ra patterns <<< "$LOCO_FIX"
     for f in "${patterns[@]}"; do fix+=(--fix "$f"); done
-    "$COLLSIM" calibrate "$primary" --default-costs "${args[@]}" "${fix[@]}" \
+    "$COLLSIM" calibrate "$primary" --default-costs "${args[@]}" --shared-only "${fix[@]}" \
       -o "$OUT/$name.loco.yaml" > "$OUT/$name.loco.calibrate.txt"
   fi
   # shellcheck disable=SC2086

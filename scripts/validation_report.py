@@ -50,6 +50,23 @@ def loco_held():
     return held
 
 
+def loco_shared_only():
+    """Whether every leave-one-class-out fit was `--shared-only`, and the parameters each fit
+    kept (fitted) and held as one cluster's own, summed over the distinct fits."""
+    every, kept, unshared, seen = True, 0, 0, set()
+    for path in sorted(glob.glob(f"{out_dir}/*.loco.yaml")):
+        with open(path) as f:
+            text = f.read()
+        command = next((l for l in text.splitlines() if l.strip().startswith("command:")), "")
+        every = every and "--shared-only" in command.split()
+        if command in seen:  # a family's classes share one fit
+            continue
+        seen.add(command)
+        kept += text.count("\n      value: ")
+        unshared += text.count('determined_by: "not shared: ')
+    return every and bool(seen), kept, unshared
+
+
 def headline():
     """Leave-one-class-out and uncalibrated, beside NCCL's model, on each class's validation
     rows: how collsim does on hardware it was not fitted to."""
@@ -69,6 +86,14 @@ def headline():
                    "channel's cap is one CTA's rate, which NCCL gives per GPU architecture, and "
                    "one value fitted across classes would give an H100 table's cap to an A100 "
                    "class.\n")
+    shared_only, kept, unshared = loco_shared_only()
+    if shared_only:
+        out.append("Each leave-one-class-out fit is `--shared-only` (docs/calibration.md): a "
+                   "parameter that one training cluster's rows alone determine (more than 80 % "
+                   "of its information) describes that cluster, not the class predicted, and "
+                   "stays at the class's default. Over the distinct fits, "
+                   f"{kept} parameter values were fitted and {unshared} held as one cluster's "
+                   "own.\n")
     out += ["| class | leave one class out | uncalibrated | NCCL model |",
            "|---|---|---|---|"]
     pool = {"loco": [], "uncal": [], "nccl": []}

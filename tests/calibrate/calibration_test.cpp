@@ -32,15 +32,16 @@ class Normal {
   std::mt19937 gen_;
 };
 
-// A collsim-CSV-like measurement file: `collective` ring/simple on 4 ranks with 2 channels, the
-// time simulated under `truth` and multiplied by exp(sigma x N(0,1)).
+// A collsim-CSV-like measurement file: `collective` ring/simple on the cluster's ranks with 2
+// channels, the time simulated under `truth` and multiplied by exp(sigma x N(0,1)).
 MeasurementFile synthetic(const Topology& topo, Collective collective, const CostParams& truth,
                           Normal& noise, double sigma) {
+  const int ranks = topo.rank_count();
   MeasurementFile f;
   f.path = std::string("synthetic-") + std::string(to_string(collective));
   f.format = MeasurementFormat::kCollsimCsv;
   f.collective = collective;
-  f.ranks = 4;
+  f.ranks = ranks;
   int line = 1;
   for (std::uint64_t bytes = 64; bytes <= (16u << 20); bytes *= 4) {
     Request r;
@@ -49,7 +50,7 @@ MeasurementFile synthetic(const Topology& topo, Collective collective, const Cos
     r.protocol = Protocol::kSimple;
     r.channels = 2;
     r.comm = Communicator::from_topology(topo);
-    r.count = count_for_bytes(collective, Bytes(bytes), DataType::kF32, 4);
+    r.count = count_for_bytes(collective, Bytes(bytes), DataType::kF32, ranks);
     SimOptions o;
     o.costs = truth;
     const double t = simulate(plan(r), topo, o).total.us();
@@ -59,7 +60,7 @@ MeasurementFile synthetic(const Topology& topo, Collective collective, const Cos
     row.dtype = "float";
     row.data_type = DataType::kF32;
     row.time_us = t * std::exp(sigma * noise.next());
-    row.ranks = 4;
+    row.ranks = ranks;
     row.algo_override = "ring";
     row.proto_override = "simple";
     row.channels = 2;
@@ -164,6 +165,60 @@ TEST(Calibration, JointFitOfOneClusterSplitInTwoIsTheFitOfBoth) {
   }
   EXPECT_GE(fitted, 2);
   EXPECT_EQ(joint.after.median_abs_pct, one.after.median_abs_pct);
+}
+
+// For a cluster the fit has not seen, only what the clusters share carries over: with
+// max_cluster_share, a parameter one cluster's rows alone determine (here each cluster's own hop
+// latency: NVLink on one, PCIe on the other) is held at its prior and says why, while the one
+// both determine (the launch) is still fitted, and found.
+TEST(Calibration, SharedOnlyHoldsWhatOneClusterAloneDetermines) {
+  const Topology nvlink = load_topology("h100-nvlink-4");
+  const Topology pcie = load_topology("pcie-2gpu");
+  const auto truth_of = [](const Topology& topo) {
+    CostParams t = cost_params(topo);  // the hop latencies as the fit starts: held, they are right
+    t.protocol(Protocol::kSimple).launch = us(15);
+    return t;
+  };
+  Normal noise(2026);
+  const std::vector<ClusterMeasurements> clusters = {
+      {&nvlink,
+       {synthetic(nvlink, Collective::kAllReduce, truth_of(nvlink), noise, 0.01),
+        synthetic(nvlink, Collective::kAllGather, truth_of(nvlink), noise, 0.01)}},
+      {&pcie,
+       {synthetic(pcie, Collective::kAllReduce, truth_of(pcie), noise, 0.01),
+        synthetic(pcie, Collective::kAllGather, truth_of(pcie), noise, 0.01)}}};
+  const auto find = [](const Calibration& cal, const std::string& path) {
+    for (const FittedParameter& p : cal.parameters) {
+      if (p.parameter.path() == path) return p;
+    }
+    ADD_FAILURE() << "no parameter " << path;
+    return FittedParameter{};
+  };
+
+  const Calibration all = calibrate(clusters);
+  EXPECT_TRUE(find(all, "protocols.simple.hop_latency.nvlink").fitted);
+  EXPECT_TRUE(find(all, "protocols.simple.hop_latency.pcie").fitted);
+
+  CalibrateOptions shared_only;
+  shared_only.max_cluster_share = 0.8;
+  const Calibration shared = calibrate(clusters, shared_only);
+  std::ostringstream report;
+  write_overlay(report, shared, "h100-nvlink-4", "test");
+  SCOPED_TRACE(report.str());
+  for (const char* path :
+       {"protocols.simple.hop_latency.nvlink", "protocols.simple.hop_latency.pcie"}) {
+    const FittedParameter p = find(shared, path);
+    EXPECT_FALSE(p.fitted) << path;
+    EXPECT_TRUE(p.determined_by.starts_with("not shared: ")) << path << ": " << p.determined_by;
+    EXPECT_NE(p.determined_by.find(std::string(path).ends_with("pcie") ? pcie.name() : nvlink.name()),
+              std::string::npos)
+        << p.determined_by;
+  }
+  const FittedParameter launch = find(shared, "protocols.simple.launch");
+  ASSERT_TRUE(launch.fitted) << launch.determined_by;
+  EXPECT_FALSE(launch.at_bound);
+  EXPECT_NEAR(launch.fit_value, 15.0, 3 * launch.fit_sigma);
+  EXPECT_GT(launch.fit_sigma, 0);
 }
 
 // The fit predicts rows above exact_limit from two smaller simulations; in the bandwidth-bound

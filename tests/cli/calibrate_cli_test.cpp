@@ -95,6 +95,40 @@ TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
   EXPECT_EQ(bad.err, "collsim: --also dgx-h100: expected CONFIG=FILE\n");
 }
 
+// --shared-only, for a fit meant for a cluster none of whose rows it has: what one cluster's rows
+// alone determine (the PCIe hop latency, only pcie-2gpu has PCIe hops) is held at its prior and
+// says so; what both determine (the LL launch) is fitted. It needs --also.
+TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
+  const std::string overlay = ::testing::TempDir() + "shared.yaml";
+  const std::string h100 = kData + "h100x4_1node_allgather_waynehacking8.txt";
+  const std::string h100_ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
+  const auto c = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
+                             " --also dgx-h100=" + h100 + " --also dgx-h100=" + h100_ar +
+                             " --max-bytes 1M --shared-only -o " + overlay);
+  ASSERT_EQ(c.status, 0) << c.err;
+  std::ifstream in(overlay);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(" --shared-only"), std::string::npos) << "the command records it";
+  const auto entry = [&](const std::string& path) {
+    const auto at = text.find("- path: " + path + "\n");
+    return at == std::string::npos ? std::string()
+                                   : text.substr(at, text.find("- path:", at + 1) - at);
+  };
+  const std::string pcie = entry("protocols.ll.hop_latency.pcie");
+  EXPECT_NE(pcie.find("determined_by: \"not shared: "), std::string::npos) << text;
+  EXPECT_EQ(pcie.find("value:"), std::string::npos) << pcie;
+  const std::string launch = entry("protocols.ll.launch");
+  EXPECT_NE(launch.find("value:"), std::string::npos) << text;
+  EXPECT_NE(c.out.find("not shared: "), std::string::npos) << "the table says it too\n" << c.out;
+
+  const auto bad = run_collsim("calibrate pcie-2gpu --measurements " + kAllReduce +
+                               " --shared-only -o " + overlay);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--shared-only keeps what several clusters' rows determine together"),
+            std::string::npos)
+      << bad.err;
+}
+
 // --fix holds parameters at their starting values: the overlay neither lists nor sets them, the
 // command records the patterns, and a pattern that names no parameter of the fit is an error.
 TEST(CalibrateCli, FixHoldsParametersAtTheirStart) {
