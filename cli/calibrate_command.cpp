@@ -38,12 +38,12 @@ struct CalibrateArgs {
   std::string command_line;
 };
 
-// --also CONFIG=FILE, read like --measurements (the same --op and size range) on CONFIG, loaded
-// with the same --default-costs and --costs as the main CONFIG (its own node count).
 // --shared-only: a parameter is shared if at least a fifth of its information comes from the
 // other clusters, i.e. no one cluster gives more than this.
 constexpr double kSharedOnlyMaxShare = 0.8;
 
+// --also CONFIG=FILE, read like --measurements (the same --op and size range) on CONFIG, loaded
+// with the same --default-costs and --costs as the main CONFIG (its own node count).
 struct OtherCluster {
   Topology topo;
   std::vector<MeasurementFile> files;
