@@ -10,6 +10,7 @@
 #include <set>
 
 #include "algorithms/generators/registry.hpp"
+#include "calibrate/fit_holds.hpp"
 #include "calibrate/least_squares.hpp"
 #include "topology/error.hpp"
 
@@ -204,122 +205,24 @@ LsqProblem fit_problem(const Topology& topo, const CostParams& start,
   return p;
 }
 
-// A parameter the rows pin only loosely (a standard error above max_relative_sigma of its
-// value) is no calibration: the loosest one goes back to its prior value and is held, and the
-// rest are fitted again, one at a time, since two correlated parameters are loose together and
-// holding one usually pins the other. Returns which were held.
-std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
-                                        const std::vector<CostParameter>& params,
-                                        const CostParams& start, double max_relative_sigma) {
-  const auto n = static_cast<Eigen::Index>(params.size());
-  std::vector<bool> weak(params.size(), false);
-  if (p.fixed.empty()) p.fixed.assign(params.size(), false);
-  for (int round = 0; round < 4; ++round) {
-    Eigen::Index worst = -1;
-    double worst_rel = max_relative_sigma;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      const auto k = static_cast<std::size_t>(j);
-      if (!fit.free[k] || fit.at_bound[k]) continue;
-      const double rel =
-          params[k].log_scale() ? fit.sigma[j] : fit.sigma[j] / std::max(std::abs(fit.x[j]), 1e-3);
-      if (rel > worst_rel) {
-        worst_rel = rel;
-        worst = j;
-      }
-    }
-    if (worst < 0) break;
-    weak[static_cast<std::size_t>(worst)] = true;
-    p.fixed[static_cast<std::size_t>(worst)] = true;
-    p.x0 = fit.x;
-    p.x0[worst] = params[static_cast<std::size_t>(worst)].value(start);
-    const int evaluations = fit.evaluations, iterations = fit.iterations;
-    fit = robust_least_squares(p);
-    fit.evaluations += evaluations;
-    fit.iterations += iterations;
-  }
-  return weak;
-}
-
-// The share of parameter j's information (sum over rows of w J^2) that each cluster gives:
-// row_cluster[i] is row i's cluster, one of `clusters`. All zero if no row depends on j.
-std::vector<double> cluster_shares(const LsqResult& fit, Eigen::Index j,
-                                   const std::vector<int>& row_cluster, int clusters) {
-  std::vector<double> share(static_cast<std::size_t>(clusters), 0.0);
-  double total = 0;
-  for (std::size_t i = 0; i < row_cluster.size(); ++i) {
-    const auto ii = static_cast<Eigen::Index>(i);
-    const double info = fit.weights[ii] * fit.jacobian(ii, j) * fit.jacobian(ii, j);
-    share[static_cast<std::size_t>(row_cluster[i])] += info;
-    total += info;
-  }
-  for (double& s : share) s = total > 0 ? s / total : 0.0;
-  return share;
-}
-
-// A parameter that one cluster alone determines (more than max_share of its information) says
-// how that cluster differs, not what the clusters share: held at its prior value, and the rest
-// fitted again, until no fitted parameter is one cluster's. Returns, per parameter, the cluster
-// that held it (-1: not held) and its share.
-std::vector<std::pair<int, double>> hold_unshared_parameters(
-    LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
-    const CostParams& start, const std::vector<int>& row_cluster, int clusters,
-    double max_share) {
-  const auto n = static_cast<Eigen::Index>(params.size());
-  std::vector<std::pair<int, double>> held(params.size(), {-1, 0.0});
-  if (clusters < 2 || max_share >= 1.0) return held;
-  if (p.fixed.empty()) p.fixed.assign(params.size(), false);
-  // A parameter's shares follow from which rows depend on it, which hardly moves with the
-  // values: every one found in a round is held at once.
-  for (int round = 0; round < 4; ++round) {
-    bool any = false;
-    Eigen::VectorXd x0 = fit.x;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      const auto k = static_cast<std::size_t>(j);
-      if (!fit.free[k]) continue;
-      const std::vector<double> share = cluster_shares(fit, j, row_cluster, clusters);
-      const auto top = std::max_element(share.begin(), share.end());
-      if (*top <= max_share) continue;
-      held[k] = {static_cast<int>(top - share.begin()), *top};
-      p.fixed[k] = true;
-      x0[j] = params[k].value(start);
-      any = true;
-    }
-    if (!any) break;
-    p.x0 = x0;
-    const int evaluations = fit.evaluations, iterations = fit.iterations;
-    fit = robust_least_squares(p);
-    fit.evaluations += evaluations;
-    fit.iterations += iterations;
-  }
-  return held;
-}
-
 // The files that carry at least 5 % of the information on parameter j (sum over their rows of
 // w J^2): "a.txt 72%, b.txt 28%"; the parts of a file of several collectives count as one.
 std::string information_shares(const LsqResult& fit, Eigen::Index j,
                                const std::vector<FitRow>& rows,
                                const std::vector<MeasurementFile>& files) {
   std::vector<std::string> paths;
-  std::vector<double> share;
-  double total = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto ii = static_cast<Eigen::Index>(i);
-    const double info = fit.weights[ii] * fit.jacobian(ii, j) * fit.jacobian(ii, j);
-    const std::string& path = files[rows[i].file].path;
-    const auto at = std::find(paths.begin(), paths.end(), path);
-    if (at == paths.end()) {
-      paths.push_back(path);
-      share.push_back(info);
-    } else {
-      share[static_cast<std::size_t>(at - paths.begin())] += info;
-    }
-    total += info;
+  std::vector<int> row_path;
+  for (const FitRow& r : rows) {
+    const std::string& path = files[r.file].path;
+    auto at = std::find(paths.begin(), paths.end(), path);
+    if (at == paths.end()) at = paths.insert(at, path);
+    row_path.push_back(static_cast<int>(at - paths.begin()));
   }
+  const std::vector<double> share =
+      information_by_group(fit, j, row_path, static_cast<int>(paths.size()));
   std::vector<std::string> parts;
   for (std::size_t f = 0; f < paths.size(); ++f) {
-    if (total > 0 && share[f] / total >= 0.05) {
-      parts.push_back(fmt::format("{} {:.0f}%", paths[f], 100 * share[f] / total));
-    }
+    if (share[f] >= 0.05) parts.push_back(fmt::format("{} {:.0f}%", paths[f], 100 * share[f]));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }

@@ -39,7 +39,8 @@ struct CalibrateArgs {
 };
 
 // --shared-only: a parameter is shared if at least a fifth of its information comes from the
-// other clusters, i.e. no one cluster gives more than this.
+// other clusters, i.e. no one cluster gives more than this. A rule chosen before any
+// leave-one-class-out fit was run with it, not tuned on their results.
 constexpr double kSharedOnlyMaxShare = 0.8;
 
 // --also CONFIG=FILE, read like --measurements (the same --op and size range) on CONFIG, loaded

@@ -20,6 +20,24 @@ const std::string kAllReduce =
 const std::string kAllGather =
     kData + "rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt";
 
+// Two H100 tables of different step counts (AllGather: 3 ring steps, AllReduce: 6) that the
+// joint-fit tests add to pcie-2gpu's AllReduce: with one alone, the launch and the NVLink hop
+// latency move its rows alike and neither is determined.
+const std::string kH100Ag = kData + "h100x4_1node_allgather_waynehacking8.txt";
+const std::string kH100Ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// calibrate pcie-2gpu on its AllReduce, --also both H100 tables on dgx-h100, up to 1 MiB.
+test::CommandResult joint_fit(const std::string& overlay, const std::string& extra = "") {
+  return run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
+                     " --also dgx-h100=" + kH100Ag + " --also dgx-h100=" + kH100Ar +
+                     " --max-bytes 1M" + extra + " -o " + overlay);
+}
+
 TEST(ValidateCli, JsonCarriesCliMdKeysPerRowAndTheSummary) {
   const auto r = run_collsim("validate pcie-2gpu --measurements " + kAllGather + " --format json");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -49,8 +67,7 @@ TEST(CalibrateCli, WritesAnOverlayThatCostsLoads) {
   const auto c = run_collsim("calibrate pcie-2gpu --measurements " + kAllReduce + " -o " + overlay);
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_NE(c.out.find("protocols.simple.launch"), std::string::npos) << c.out;
-  std::ifstream in(overlay);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_text(overlay);
   EXPECT_NE(text.find("calibration:"), std::string::npos);
   EXPECT_NE(text.find(kAllReduce), std::string::npos) << "provenance names the file";
   EXPECT_NE(text.find("\ncosts:"), std::string::npos);
@@ -69,25 +86,18 @@ TEST(CalibrateCli, WritesAnOverlayThatCostsLoads) {
 // of both clusters, recorded in the overlay's command.
 TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
   const std::string overlay = ::testing::TempDir() + "joint.yaml";
-  // Two H100 tables of different step counts (AllGather: 3 ring steps, AllReduce: 6): with one
-  // alone, the launch and the NVLink hop latency move its rows alike and neither is determined.
-  const std::string h100 = kData + "h100x4_1node_allgather_waynehacking8.txt";
-  const std::string h100_ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
-  const auto c = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
-                             " --also dgx-h100=" + h100 + " --also dgx-h100=" + h100_ar +
-                             " --max-bytes 1M -o " + overlay);
+  const auto c = joint_fit(overlay);
   ASSERT_EQ(c.status, 0) << c.err;
-  std::ifstream in(overlay);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find(" --also dgx-h100=" + h100_ar + " --max-bytes 1M"), std::string::npos)
+  const std::string text = read_text(overlay);
+  EXPECT_NE(text.find(" --also dgx-h100=" + kH100Ar + " --max-bytes 1M"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("    - " + h100), std::string::npos) << "both clusters' files are listed";
+  EXPECT_NE(text.find("    - " + kH100Ag), std::string::npos) << "both clusters' files are listed";
   // The LL launch is one value for both: the rows of both determine it.
   const auto at = text.find("- path: protocols.ll.launch");
   ASSERT_NE(at, std::string::npos) << text;
   const std::string entry = text.substr(at, text.find("- path:", at + 1) - at);
   EXPECT_NE(entry.find(kAllReduce), std::string::npos) << entry;
-  EXPECT_NE(entry.find(h100), std::string::npos) << entry;
+  EXPECT_NE(entry.find(kH100Ag), std::string::npos) << entry;
 
   const auto bad = run_collsim("calibrate pcie-2gpu --measurements " + kAllReduce +
                                " --also dgx-h100 -o " + overlay);
@@ -100,14 +110,9 @@ TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
 // says so; what both determine (the LL launch) is fitted. It needs --also.
 TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
   const std::string overlay = ::testing::TempDir() + "shared.yaml";
-  const std::string h100 = kData + "h100x4_1node_allgather_waynehacking8.txt";
-  const std::string h100_ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
-  const auto c = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
-                             " --also dgx-h100=" + h100 + " --also dgx-h100=" + h100_ar +
-                             " --max-bytes 1M --shared-only -o " + overlay);
+  const auto c = joint_fit(overlay, " --shared-only");
   ASSERT_EQ(c.status, 0) << c.err;
-  std::ifstream in(overlay);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_text(overlay);
   EXPECT_NE(text.find(" --shared-only"), std::string::npos) << "the command records it";
   const auto entry = [&](const std::string& path) {
     const auto at = text.find("- path: " + path + "\n");
@@ -137,8 +142,7 @@ TEST(CalibrateCli, FixHoldsParametersAtTheirStart) {
       run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
                   " --fix 'protocols.*.efficiency' --fix link_efficiency.pcie -o " + overlay);
   ASSERT_EQ(c.status, 0) << c.err;
-  std::ifstream in(overlay);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_text(overlay);
   EXPECT_NE(text.find("--fix 'protocols.*.efficiency' --fix 'link_efficiency.pcie'"),
             std::string::npos)
       << text;
@@ -220,8 +224,7 @@ TEST(CalibrateCli, OpIsReadAndRecorded) {
   const auto c = run_collsim("calibrate pcie-2gpu --measurements " + kNoCollective +
                              " --op allgather -o " + overlay);
   ASSERT_EQ(c.status, 0) << c.err;
-  std::ifstream in(overlay);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_text(overlay);
   EXPECT_NE(text.find(" --op allgather -o "), std::string::npos) << text;
 }
 
