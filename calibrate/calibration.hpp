@@ -12,7 +12,7 @@
 // QR of least_squares.hpp); the others keep their values from the config and its overlays.
 //
 // Speed: each evaluation simulates every row. Schedules are built once. Rows larger than
-// `Options::exact_limit` are predicted during the fit from the two simulations at exact_limit/2 and
+// `Options::exact_limit` are predicted during the fit from the two simulations at exact_limit/4 and
 // exact_limit, extrapolated linearly in size (transfer time is affine in size once the pipeline is
 // full; a test checks the extrapolation against direct simulation). The reported errors
 // (`validate`, and the before/after figures) always simulate every row in full.

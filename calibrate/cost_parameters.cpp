@@ -84,6 +84,9 @@ std::vector<CostParameter> cost_parameters_for(const Topology& topo,
     if (start.protocol(p).channel_bandwidth.bytes_per_second() > 0) {
       out.push_back({{K::kChannelBandwidth, pi}});
     }
+    // A protocol whose steps cost their sender nothing beyond the data (LL's flags travel with
+    // it) keeps none; one that pays per step has it fitted.
+    if (start.protocol(p).step_overhead > Time()) out.push_back({{K::kStepOverhead, pi}});
   }
   for (int k = 0; k < kLinkKindCount; ++k) {
     if (kinds[k]) out.push_back({{K::kLinkEfficiency, 0, 0, k}});

@@ -48,6 +48,7 @@ AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
   c.copy_bandwidth = costs.copy_bandwidth;
   c.nvls_bandwidth = costs.nvls_bandwidth;
   c.launch = pc.launch;
+  c.step_overhead = pc.step_overhead;
   c.wire_per_byte = 1.0 / pc.efficiency;
   if (comm.size() < 2) {
     c.bandwidth = GBps(1);

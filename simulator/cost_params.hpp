@@ -64,6 +64,10 @@ struct ProtocolCost {
   std::array<Time, kRouteClassCount> hop_latency{};  // per piece, by RouteClass
   Bandwidth channel_bandwidth;                       // payload per channel; zero = no cap
   Time launch;                                       // once per collective
+  // What a GPU channel's sender spends on each non-empty piece besides moving it (the step's
+  // barrier and fence before its flag), holding the channel; the piece's arrival does not wait
+  // for it (docs/theory.md §2.4).
+  Time step_overhead;
 };
 
 struct CostParams {

@@ -268,8 +268,8 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
     trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
   }
   if (Net::kKnowsFinish || wire == 0) {
-    s.busy = now_ + tx;
-    arrival(c, q) = s.busy + r.latency;
+    s.busy = now_ + tx + (wire == 0 ? Time() : step_overhead(sid));
+    arrival(c, q) = now_ + tx + r.latency;
     if (c.receiver_waiting && c.consumed == q) {
       c.receiver_waiting = false;
       wake(c.receiver, arrival(c, q));
@@ -284,6 +284,7 @@ template <class Net>
 void Engine<Net>::flow_done(std::uint32_t cid) {
   ConnState& c = conns_[cid];
   const std::uint64_t q = c.posted - 1;
+  const Time sent = now_ + step_overhead(c.sender);  // the step's own overhead after the data
   arrival(c, q) = now_ + routes_[c.route].latency;
   if (trace_ != nullptr) {
     trace_->pieces[c.trace_piece].end = now_;
@@ -295,7 +296,7 @@ void Engine<Net>::flow_done(std::uint32_t cid) {
   }
   StreamState& s = streams_[c.sender];
   s.in_flight = false;
-  s.busy = now_;
+  s.busy = sent;
   if (c.receiver_waiting && c.consumed == q) {
     c.receiver_waiting = false;
     wake(c.receiver, arrival(c, q));

@@ -124,6 +124,11 @@ class Engine {
   // Whether stream `sid` belongs to a switch actor (schedule.hpp, "Switch actors"): it reduces
   // at the switch's rate, which it holds while it does (a GPU's reduction is a delay per piece).
   bool is_switch(std::uint32_t sid) const { return sid >= first_switch_stream_; }
+  // What stream `sid`'s sender spends on a non-empty piece besides moving it: the protocol's
+  // step overhead on a GPU's channel; a switch's own multicast and reduction have none.
+  Time step_overhead(std::uint32_t sid) const {
+    return is_switch(sid) ? Time() : proto_.step_overhead;
+  }
   Time switch_reduce_time(std::uint64_t bytes) const {
     return switch_reduce_rate_ > 0 ? wire_time(static_cast<double>(bytes), switch_reduce_rate_)
                                    : Time();

@@ -30,6 +30,7 @@ std::vector<CostField> build_fields() {
     out.push_back({K::kEfficiency, p});
     out.push_back({K::kChannelBandwidth, p});
     for (int r = 0; r < 3; ++r) out.push_back({K::kHopLatency, p, r});
+    out.push_back({K::kStepOverhead, p});
   }
   return out;
 }
@@ -140,6 +141,8 @@ std::string CostField::path() const {
       return "nvls_tree_channel_bandwidth";
     case Kind::kHostLaunch:
       return "host_launch";
+    case Kind::kStepOverhead:
+      return fmt::format("protocols.{}.step_overhead", p);
   }
   return {};
 }
@@ -149,6 +152,7 @@ CostUnit CostField::unit() const {
     case Kind::kLaunch:
     case Kind::kHopLatency:
     case Kind::kHostLaunch:
+    case Kind::kStepOverhead:
       return CostUnit::kTime;
     case Kind::kEfficiency:
     case Kind::kLinkEfficiency:
@@ -189,6 +193,7 @@ double CostField::upper() const {
       return 10'000 * kPsPerUs;  // 10 ms
     case Kind::kHopLatency:
     case Kind::kHostLaunch:
+    case Kind::kStepOverhead:
       return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kChannelBandwidth:
     case Kind::kP2pChannelBandwidth:

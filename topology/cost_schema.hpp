@@ -55,6 +55,7 @@ struct CostField {
     kP2pChannelBandwidth,
     kNvlsTreeChannelBandwidth,
     kHostLaunch,
+    kStepOverhead,
   };
   Kind kind = Kind::kLaunch;
   int protocol = 0;  // index into kCostProtocols (protocol fields)

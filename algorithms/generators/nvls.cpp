@@ -12,6 +12,9 @@
 //                  down: the switch multicasts each reduced piece to every GPU (a send per lane).
 //   ReduceScatter  up as AllReduce; down: the switch sends reduced block b to rank b only.
 //   AllGather      up:   GPU b sends its block; down: the switch multicasts it to every GPU.
+//                  Every GPU stores to the multicast address at once, so the switch takes the
+//                  blocks as they come: piece k of every block, then piece k + 1 (had it taken
+//                  block 0 whole, then block 1, each GPU's sends would wait for the GPU before).
 // The switch's down piece k of block b waits for its up piece k (a cross-channel dependency).
 // Per GPU this moves n bytes each way (algbw = link rate); NCCL's data path loads the reduced
 // chunk through its owner and stores it back (n + n/p each way, docs/theory.md §1.8), which
@@ -40,13 +43,14 @@ class NvlsSource final : public GroupSource {
     const int c = ir_channel / width();
     const int lane = ir_channel % width();  // 0: up; 1 + m: down to member m
     const std::uint64_t piece = piece_bytes();
+    if (!reduces()) return gather_groups(r, c, lane, piece, out);
     for (int b = 0; b < n_; ++b) {
       const Span blk = block(c, b);
       if (blk.length == 0) continue;
       const std::uint64_t len = bytes(blk.length);
       if (lane == 0) {
         if (r == sw_) out.push_back(pipeline(switch_up(b, blk), piece));
-        if (r < n_ && sends_block(r, b)) {
+        if (r < n_) {
           out.push_back(pipeline({ops::send(sw_, ops::in(input_offset(b, blk)), len)}, piece));
         }
         continue;
@@ -66,6 +70,20 @@ class NvlsSource final : public GroupSource {
     std::vector<Dependency> deps;
     if (rank != sw_) return deps;
     const std::uint64_t piece = piece_bytes();
+    if (!reduces()) {
+      // AllGather: both lanes take op k·n + b for piece k of block b, so op i waits for op i.
+      for (int c = 0; c < channels_; ++c) {
+        const Span blk = block(c, 0);
+        if (blk.length == 0) continue;  // every block of a channel is as long as block 0
+        const std::uint64_t ops = static_cast<std::uint64_t>(n_) *
+                                  std::max<std::uint64_t>(1, ceil_div(bytes(blk.length), piece));
+        for (int m = 0; m < n_; ++m) {
+          for (std::uint64_t i = 0; i < ops; ++i)
+            deps.push_back({c * width() + 1 + m, i, c * width(), i});
+        }
+      }
+      return deps;
+    }
     const std::uint64_t up_ops = switch_up(0, {}).size();
     for (int c = 0; c < channels_; ++c) {
       for (int m = 0; m < n_; ++m) {
@@ -78,8 +96,8 @@ class NvlsSource final : public GroupSource {
               std::max<std::uint64_t>(1, ceil_div(bytes(blk.length), piece));
           if (receives_block(m, b)) {
             for (std::uint64_t k = 0; k < pieces; ++k) {
-              deps.push_back({c * width() + 1 + m, down_at + k, c * width(),
-                              up_at + (k + 1) * up_ops - 1});
+              deps.push_back(
+                  {c * width() + 1 + m, down_at + k, c * width(), up_at + (k + 1) * up_ops - 1});
             }
             down_at += pieces;
           }
@@ -92,8 +110,6 @@ class NvlsSource final : public GroupSource {
 
  private:
   bool reduces() const { return req_.collective != Collective::kAllGather; }
-  // AllGather: only block b's owner sends it; the others send every block.
-  bool sends_block(int r, int b) const { return reduces() || r == b; }
   // ReduceScatter: only block b's owner receives it; AllReduce / AllGather: every rank.
   bool receives_block(int r, int b) const {
     return req_.collective != Collective::kReduceScatter || r == b;
@@ -119,6 +135,35 @@ class NvlsSource final : public GroupSource {
   // The switch's accumulator holds every block at its place in the (blocked) vector.
   std::uint64_t switch_elems() const {
     return req_.collective == Collective::kAllReduce ? req_.count : n_ * req_.count;
+  }
+
+  // AllGather's groups of (r, channel c, lane): one group whose piece k is piece k of every
+  // block, in block order, on the switch's side; GPU r sends its own block on the up lane and
+  // receives every block on its down lane.
+  void gather_groups(int r, int c, int lane, std::uint64_t piece, std::vector<Group>& out) const {
+    if (block(c, 0).length == 0) return;
+    if (lane == 0) {
+      if (r < n_) {
+        const Span blk = block(c, r);
+        out.push_back(
+            pipeline({ops::send(sw_, ops::in(input_offset(r, blk)), bytes(blk.length))}, piece));
+        return;
+      }
+      std::vector<Op> up;
+      for (int b = 0; b < n_; ++b) up.push_back(switch_up(b, block(c, b)).front());
+      out.push_back(pipeline(std::move(up), piece));
+      return;
+    }
+    const int m = lane - 1;
+    if (r != sw_ && r != m) return;
+    std::vector<Op> down;
+    for (int b = 0; b < n_; ++b) {
+      const Span blk = block(c, b);
+      const std::uint64_t len = bytes(blk.length);
+      down.push_back(r == sw_ ? ops::send(m, ops::scratch(bytes(blk.offset)), len)
+                              : ops::recv(sw_, ops::out(output_offset(b, blk)), len));
+    }
+    out.push_back(pipeline(std::move(down), piece));
   }
 
   // The switch's up templates for block b: receive it from every sender, reducing.

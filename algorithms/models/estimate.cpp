@@ -37,6 +37,10 @@ class Cost {
                          : static_cast<u64>(std::ceil(static_cast<double>(b) * c_.wire_per_byte));
     return transfer_time(Bytes(wire), l_.bw);
   }
+  // The step overhead o: a sender holds its channel τ + o for a piece, which arrives τ + α after
+  // it started (the overhead is the sender's own time, not the piece's latency).
+  Time o() const { return c_.step_overhead; }
+  Time occ(u64 b) const { return b == 0 ? Time() : tau(b) + o(); }
   Time gamma(u64 b) const {
     return b == 0 || c_.reduce_bandwidth.bytes_per_second() <= 0
                ? Time()
@@ -74,17 +78,22 @@ Time ring_loop(Phase ph, int p, u64 seg, const Cut& cut, const Cost& c) {
   const u64 first_piece = std::min(cut.piece, slice);
   const u64 last_piece = slice - (f - 1) * first_piece;
   const Time tau0 = c.tau(first_piece);
-  const Time busy = (tau0 * static_cast<std::int64_t>(f - 1) + c.tau(last_piece)) * cut.slices;
+  const Time busy = (c.occ(first_piece) * static_cast<std::int64_t>(f - 1) + c.occ(last_piece)) *
+                    cut.slices;
   const Time g = c.gamma(first_piece);
   const Time a = c.alpha();
   const Time d_red = std::max(busy, a + tau0 + g);
   const Time d_fwd = std::max(busy, a + tau0);
-  const Time tail = busy + a;  // the last step, a pure receive
+  // The last step, a pure receive: from the end of its sender's busy time, its last piece
+  // arrives α − o later (and is then reduced, x), unless the sender's own overhead ends later.
+  const Time last_o = last_piece > 0 ? c.o() : Time();
+  const auto tail_plus = [&](Time x) { return busy + std::max(Time(), a + x - last_o); };
+  const Time tail = tail_plus(Time());
   switch (ph) {
     case Phase::kAllReduce:
       return d_red * (p - 1) + d_fwd * (p - 2) + tail;
     case Phase::kReduceScatter:
-      return d_red * (p - 2) + tail + c.gamma(last_piece);
+      return d_red * (p - 2) + tail_plus(c.gamma(last_piece));
     case Phase::kAllGather: {
       const Time first = busy + c.copy(slice) * cut.slices;  // send, then the own copy
       if (p == 2) return std::max(first, tail);
@@ -117,6 +126,7 @@ struct Pipe {
   std::int64_t ops = 1;
   u64 pb = 1;  // bytes per piece
   Time tau;    // per piece
+  Time occ;    // per piece, as its sender holds the channel (τ + o)
   // Every op and every piece has the same size, as the pipelined forms assume; a shorter last
   // op or piece lets the forms only approximate the schedule.
   bool even = true;
@@ -129,6 +139,7 @@ Pipe pipe(u64 len, const Cut& cut, const Cost& c) {
   s.k = s.ops * static_cast<std::int64_t>(per_op);
   s.pb = std::min(cut.piece, op);
   s.tau = c.tau(s.pb);
+  s.occ = c.occ(s.pb);
   s.even = len % op == 0 && (op <= cut.piece || op % cut.piece == 0);
   return s;
 }
@@ -141,8 +152,8 @@ Time tree_broadcast(int p, const Pipe& s, Time root_copy, const Cost& c) {
   if (p == 1) return root_copy * s.ops;
   std::vector<Time> start(static_cast<std::size_t>(p)), period(static_cast<std::size_t>(p));
   std::vector<int> order{0};
-  const Time tau = s.tau;
-  period[0] = tau * static_cast<std::int64_t>(detail::btree(p, 0).children.size()) + root_copy;
+  const Time tau = s.tau, occ = s.occ;
+  period[0] = occ * static_cast<std::int64_t>(detail::btree(p, 0).children.size()) + root_copy;
   Time end = start[0] + period[0] * (s.k - 1) + period[0];
   for (std::size_t q = 0; q < order.size(); ++q) {
     const int v = order[q];
@@ -150,10 +161,10 @@ Time tree_broadcast(int p, const Pipe& s, Time root_copy, const Cost& c) {
     for (std::size_t i = 0; i < l.children.size(); ++i) {
       const int ch = l.children[i];
       const auto d = static_cast<std::int64_t>(detail::btree(p, ch).children.size());
-      start[ch] = start[v] + tau * static_cast<std::int64_t>(i + 1) + c.alpha();
-      period[ch] = std::max(period[v], tau * d);
+      start[ch] = start[v] + occ * static_cast<std::int64_t>(i) + tau + c.alpha();
+      period[ch] = std::max(period[v], occ * d);
       const Time last = start[ch] + period[v] * (s.k - 1);  // its last piece arrives
-      end = std::max(end, d == 0 ? last : start[ch] + period[ch] * (s.k - 1) + tau * d);
+      end = std::max(end, d == 0 ? last : start[ch] + period[ch] * (s.k - 1) + occ * d);
       order.push_back(ch);
     }
   }
@@ -186,7 +197,10 @@ Estimate rhd(const EstimateRequest& q, u64 len, const Cut& cut, const Cost& c) {
   auto exchange = [&](u64 size, bool reduce) {
     const Pipe s = pipe(size, cut, c);
     even = even && s.even;
-    return (c.alpha() + s.tau + (reduce ? c.gamma(s.pb) : Time())) * s.k;
+    // A piece's exchange ends when the partner's piece is in (and reduced), or when the own
+    // send's overhead ends, whichever is later.
+    const Time in = c.alpha() + (reduce ? c.gamma(s.pb) : Time());
+    return (s.tau + std::max(in, s.occ - s.tau)) * s.k;
   };
   const bool halve = q.collective != Collective::kAllGather;
   const bool dbl = q.collective != Collective::kReduceScatter;
@@ -220,16 +234,21 @@ Estimate ring(const EstimateRequest& q, u64 len, const Cut& cut, const Cost& c) 
       const Pipe s = pipe(len, cut, c);
       if (p == 1) return {c.copy(len), "copy", true};
       const Time cp = c.copy(std::min(cut.op_bytes(), len));
-      const Time leaf = (c.alpha() + s.tau) * (p - 1) + s.tau * (s.k - 1) + cp * (s.ops - 1);
-      const Time root = (s.tau * (s.k / s.ops) + cp) * s.ops;
-      return {std::max(leaf, root), "chain broadcast: (p-1)(α+τ) + (k-1)τ", s.even};
+      // The last forwarder's overhead on the last piece may outlast its arrival at the leaf.
+      const Time last_o = p > 2 ? std::max(Time(), s.occ - s.tau - c.alpha()) : Time();
+      const Time leaf =
+          (c.alpha() + s.tau) * (p - 1) + s.occ * (s.k - 1) + cp * (s.ops - 1) + last_o;
+      const Time root = (s.occ * (s.k / s.ops) + cp) * s.ops;
+      return {std::max(leaf, root), "chain broadcast: (p-1)(α+τ) + (k-1)(τ+o)", s.even};
     }
     default: {
       const Pipe s = pipe(len, cut, c);
       if (p == 1) return {c.copy(len), "copy", true};
       const Time g = c.gamma(s.pb);
-      return {(c.alpha() + s.tau + g) * (p - 1) + s.tau * (s.k - 1),
-              "chain reduce: (p-1)(α+τ+γ) + (k-1)τ", s.even};
+      // The last sender's overhead on the last piece may outlast its reduction at the root.
+      const Time last_o = std::max(Time(), s.occ - s.tau - c.alpha() - g);
+      return {(c.alpha() + s.tau + g) * (p - 1) + s.occ * (s.k - 1) + last_o,
+              "chain reduce: (p-1)(α+τ+γ) + (k-1)(τ+o)", s.even};
     }
   }
 }
@@ -440,8 +459,12 @@ Estimate nvls(const EstimateRequest& q) {
   const u64 block = q.collective == Collective::kAllReduce ? ceil_div(s.len, p) : s.len;
   const u64 piece = nvls_piece(s, block);
   const Time tau0 = s.intra.tau(piece);
+  // A GPU's sends also hold it for the step overhead, piece by piece, though the last piece
+  // does not wait for its own; the switch's sends have none.
+  const auto up_pieces = static_cast<std::int64_t>(ceil_div(up, piece));
+  const Time push_up = s.intra.tau(up) + s.intra.o() * std::max<std::int64_t>(0, up_pieces - 1);
   const Time t = s.intra.alpha() * 2 + tau0 + (reduced > 0 ? switch_reduce(q, piece) : Time()) +
-                 std::max({s.intra.tau(up), s.intra.tau(down), switch_reduce(q, reduced)});
+                 std::max({push_up, s.intra.tau(down), switch_reduce(q, reduced)});
   return {t, "nvls: 2α + τ0 + ρ0 + max(τ(up), τ(down), ρ(reduced)) through the switch", false};
 }
 

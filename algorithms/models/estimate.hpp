@@ -53,6 +53,7 @@ struct AlphaBetaCost {
   Bandwidth copy_bandwidth;    // local copies; zero: free
   Bandwidth nvls_bandwidth;    // a reducing NVSwitch's rate per GPU port (nvls); zero: free
   Time launch;                 // once per collective
+  Time step_overhead;          // a GPU sender's own time per non-empty piece, besides the push
   // Every hop of a flat algorithm costs alpha and bandwidth (the inter-node level equals the
   // intra-node one); the closed forms are exact only then.
   bool uniform = true;

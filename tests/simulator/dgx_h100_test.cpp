@@ -46,7 +46,10 @@ TEST(DgxH100, LargeRingAllReduceBusbwWithinPhysicalLimit) {
 
 TEST(DgxH100, SmallMessageFloorIsMicroseconds) {
   const Topology topo = load_topology("dgx-h100", {.default_costs = true});
-  const double expect_us[] = {15.0, 40.6, 56.0};
+  // Simple: near the end a rank that forwards one of the two data-carrying pieces is held for its
+  // step overhead (1.5 us) before it sends its next piece, an empty one, which the last rank to
+  // finish waits for; LL128's shorter chain hides its overhead, LL has none.
+  const double expect_us[] = {15.0, 40.6, 57.5};
   for (Protocol p : all_protocols()) {
     const Result r = run(topo, p, 8, 1);
     EXPECT_NEAR(r.total.us(), expect_us[static_cast<int>(p)], 0.05) << to_string(p);

@@ -102,6 +102,34 @@ TEST(Engine, FreeReductionsCostNothingOnAShortPiece) {
   EXPECT_LT(free.total, us(20));
 }
 
+// The step overhead holds the sender's channel after each non-empty piece but does not delay
+// the piece: one piece arrives as without it; of two back to back the second starts τ + o after
+// the first; an empty piece pays none.
+TEST(Engine, StepOverheadHoldsTheSenderNotThePiece) {
+  const std::uint64_t piece = geometry(Protocol::kSimple).slot_payload;
+  auto received = [&](std::uint64_t bytes, Time o, SimNetwork net) {
+    ScheduleBuilder b(info(2, 1));
+    b.set_buffer(0, BufferKind::kInput, bytes);
+    b.set_buffer(1, BufferKind::kOutput, bytes);
+    b.add(0, 0, ops::send(1, ops::in(0), bytes));
+    b.add(1, 0, ops::recv(0, ops::out(0), bytes));
+    SimOptions opt;
+    opt.network = net;
+    opt.costs = test::ideal();
+    opt.costs->protocol(Protocol::kSimple).step_overhead = o;
+    return simulate(std::move(b).build(), test::star(2, GBps(100), us(0.3)), opt).rank_finish[1];
+  };
+  const Time tau = transfer_time(Bytes(piece), GBps(100));
+  for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
+    SCOPED_TRACE(static_cast<int>(net));
+    EXPECT_EQ(received(piece, us(5), net), received(piece, Time(), net));
+    EXPECT_EQ(received(0, us(5), net), received(0, Time(), net));
+    // Two pieces: 2τ + o + the route's 0.6 us, against 2τ + 0.6 us without it.
+    EXPECT_EQ(received(2 * piece, Time(), net), tau * 2 + us(0.6));
+    EXPECT_EQ(received(2 * piece, us(5), net), tau * 2 + us(5) + us(0.6));
+  }
+}
+
 TEST(Engine, DeterministicAndStreamsOpsNotStores) {
   const Topology topo = test::star(8, GBps(100), us(0.3));
   Request q = test::request(Collective::kAllReduce, "ring", 8, 64 << 20, 0, 0);
