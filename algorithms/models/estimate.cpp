@@ -78,8 +78,8 @@ Time ring_loop(Phase ph, int p, u64 seg, const Cut& cut, const Cost& c) {
   const u64 first_piece = std::min(cut.piece, slice);
   const u64 last_piece = slice - (f - 1) * first_piece;
   const Time tau0 = c.tau(first_piece);
-  const Time busy = (c.occ(first_piece) * static_cast<std::int64_t>(f - 1) + c.occ(last_piece)) *
-                    cut.slices;
+  const Time busy =
+      (c.occ(first_piece) * static_cast<std::int64_t>(f - 1) + c.occ(last_piece)) * cut.slices;
   const Time g = c.gamma(first_piece);
   const Time a = c.alpha();
   const Time d_red = std::max(busy, a + tau0 + g);
@@ -436,13 +436,15 @@ u64 nvls_piece(const Shape& s, u64 block) {
 // nvls (one node; the NVSwitch is an actor, generators/nvls.cpp). Per channel every GPU pushes
 // `up` bytes to the switch and takes `down` bytes from it, the two directions of its link at once;
 // the switch reduces at nvls_bandwidth per GPU port, its whole rate shared by the C channels, so
-// R reduced bytes of one channel take R·C / nvls_bandwidth. The first piece (of a block) goes up (α + τ₀), is
-// reduced (ρ₀) and comes down (α + τ₀); after it the slowest of the three streams paces the rest:
-//   T = 2α + τ₀ + ρ₀ + max(τ(up), τ(down), ρ(R))
+// R reduced bytes of one channel take R·C / nvls_bandwidth. The first piece (of a block) goes up
+// (α + τ₀), is reduced (ρ₀) and comes down (α + τ₀); after it the slowest of the three streams
+// paces the rest:
+//   T = 2α + τ₀ + ρ₀ + max(τ(up) + (k−1)·o, τ(down), ρ(R))
 //   AR: up = down = R = n/C;  RS: up = R = p·b, down = b;  AG: up = b, down = p·b, R = 0
-// (n nccl-tests' size, b = n/(p·C) one rank's block of it). Approximate: the switch's streams and
-// the GPUs' FIFOs are taken as never stalling one another, and α is a GPU-to-GPU hop, so the
-// two half-routes through the switch count one route latency too many (0.6 µs on dgx-h100:
+// (n nccl-tests' size, b = n/(p·C) one rank's block of it; k a GPU's up pieces and o the step
+// overhead it pays on each but its last, the switch's sends paying none). Approximate: the switch's
+// streams and the GPUs' FIFOs are taken as never stalling one another, and α is a GPU-to-GPU hop,
+// so the two half-routes through the switch count one route latency too many (0.6 µs on dgx-h100:
 // within 2 % of the contention-free simulation from 8 KiB to 1 GiB, tests/predict).
 Estimate nvls(const EstimateRequest& q) {
   const Shape s = shape_of(q);
@@ -465,7 +467,8 @@ Estimate nvls(const EstimateRequest& q) {
   const Time push_up = s.intra.tau(up) + s.intra.o() * std::max<std::int64_t>(0, up_pieces - 1);
   const Time t = s.intra.alpha() * 2 + tau0 + (reduced > 0 ? switch_reduce(q, piece) : Time()) +
                  std::max({push_up, s.intra.tau(down), switch_reduce(q, reduced)});
-  return {t, "nvls: 2α + τ0 + ρ0 + max(τ(up), τ(down), ρ(reduced)) through the switch", false};
+  return {t, "nvls: 2α + τ0 + ρ0 + max(τ(up) + (k-1)o, τ(down), ρ(reduced)) through the switch",
+          false};
 }
 
 Estimate nvls_tree(const EstimateRequest& q) {

@@ -46,9 +46,10 @@ TEST(DgxH100, LargeRingAllReduceBusbwWithinPhysicalLimit) {
 
 TEST(DgxH100, SmallMessageFloorIsMicroseconds) {
   const Topology topo = load_topology("dgx-h100", {.default_costs = true});
-  // Simple: near the end a rank that forwards one of the two data-carrying pieces is held for its
-  // step overhead (1.5 us) before it sends its next piece, an empty one, which the last rank to
-  // finish waits for; LL128's shorter chain hides its overhead, LL has none.
+  // Simple: one step overhead (1.5 us) on the critical path: near the end a rank that forwards
+  // one of the two data-carrying pieces is held for it before it sends its next piece, an empty
+  // one, which the last rank to finish waits for (`collsim trace` of this run). LL128's overheads
+  // lie off its critical path here; LL has none.
   const double expect_us[] = {15.0, 40.6, 57.5};
   for (Protocol p : all_protocols()) {
     const Result r = run(topo, p, 8, 1);
