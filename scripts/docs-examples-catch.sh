@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The docs test must fail when the model changes: with one number of the dgx-h100 preset changed
-# (its Simple launch cost), scripts/docs-examples.py check has to report a difference.
+# (its NVLink bandwidth halved), scripts/docs-examples.py check has to report a difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COLLSIM=$1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cp configs/*.yaml "$TMP/"
-# The first launch after "    simple:" in the costs block, whatever its fitted value.
-sed -i '/^    simple:/,/launch:/ s/^\(      launch: \)[0-9.]*us/\1999.000us/' "$TMP/dgx-h100.yaml"
+# The bandwidth under "  nvlink:", whatever its value.
+sed -i '/^  nvlink:/,/bandwidth:/ s/^\(    bandwidth: \)[0-9.]*GB\/s/\1225GB\/s/' "$TMP/dgx-h100.yaml"
 if cmp -s configs/dgx-h100.yaml "$TMP/dgx-h100.yaml"; then
   echo "the preset edit did not apply: update this script with the preset" >&2
   exit 1

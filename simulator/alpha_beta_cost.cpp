@@ -10,6 +10,7 @@ namespace {
 struct Hop {
   Time alpha;
   Bandwidth bw;
+  Time excess;  // the protocol's share of alpha
 };
 
 Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, double cap, int from,
@@ -32,8 +33,8 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, d
   // protocol's cap on payload is a cap of cap / efficiency on wire bytes.
   double wire = narrowest / std::max(1, channels);
   if (cap > 0) wire = std::min(wire, cap * (1.0 / pc.efficiency));
-  return {topo.route_latency(r) + pc.hop_latency[static_cast<int>(cls)],
-          Bandwidth::bytes_per_second(wire)};
+  const Time excess = pc.hop_latency[static_cast<int>(cls)];
+  return {topo.route_latency(r) + excess, Bandwidth::bytes_per_second(wire), excess};
 }
 
 }  // namespace
@@ -59,6 +60,7 @@ AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
                                             comm.gpu(node0[1]), channels)
                                       : Hop{};
   c.alpha = intra.alpha;
+  c.hop_excess = intra.excess;
   c.bandwidth = intra.bw;
   if (comm.node_count() > 1) {
     const Hop inter = hop(topo, costs, pc, cap, comm.gpu(node0.back()),

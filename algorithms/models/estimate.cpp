@@ -28,6 +28,9 @@ class Cost {
  public:
   Cost(const AlphaBetaCost& c, Level l) : c_(c), l_(l) {}
   Time alpha() const { return l_.alpha; }
+  // A hop through a switch actor: two routes (GPU to switch, switch to GPU) whose links add up
+  // to the GPU-to-GPU route's, each paying the protocol's per-route excess.
+  Time alpha_via_switch() const { return l_.alpha + c_.hop_excess; }
   // A piece of b payload bytes puts ⌈b / efficiency⌉ bytes on the wire, computed as the
   // simulator computes it so that the two agree to the picosecond.
   Time tau(u64 b) const {
@@ -437,15 +440,15 @@ u64 nvls_piece(const Shape& s, u64 block) {
 // `up` bytes to the switch and takes `down` bytes from it, the two directions of its link at once;
 // the switch reduces at nvls_bandwidth per GPU port, its whole rate shared by the C channels, so
 // R reduced bytes of one channel take R·C / nvls_bandwidth. The first piece (of a block) goes up
-// (α + τ₀), is reduced (ρ₀) and comes down (α + τ₀); after it the slowest of the three streams
-// paces the rest:
-//   T = 2α + τ₀ + ρ₀ + max(τ(up) + (k−1)·o, τ(down), ρ(R))
+// (τ₀), is reduced (ρ₀) and comes down (τ₀), its two routes through the switch together taking
+// α_s = α + ε (the GPU-to-GPU route's links, and the protocol's per-route excess ε on each
+// half); after it the slowest of the three streams paces the rest:
+//   T = α_s + τ₀ + ρ₀ + max(τ(up) + (k−1)·o, τ(down), ρ(R))
 //   AR: up = down = R = n/C;  RS: up = R = p·b, down = b;  AG: up = b, down = p·b, R = 0
 // (n nccl-tests' size, b = n/(p·C) one rank's block of it; k a GPU's up pieces and o the step
 // overhead it pays on each but its last, the switch's sends paying none). Approximate: the switch's
-// streams and the GPUs' FIFOs are taken as never stalling one another, and α is a GPU-to-GPU hop,
-// so the two half-routes through the switch count one route latency too many (0.6 µs on dgx-h100:
-// within 2 % of the contention-free simulation from 8 KiB to 1 GiB, tests/predict).
+// streams and the GPUs' FIFOs are taken as never stalling one another (tests/predict bounds the
+// gap to the contention-free simulation from 8 KiB to 1 GiB).
 Estimate nvls(const EstimateRequest& q) {
   const Shape s = shape_of(q);
   const u64 p = static_cast<u64>(s.p);
@@ -465,9 +468,10 @@ Estimate nvls(const EstimateRequest& q) {
   // does not wait for its own; the switch's sends have none.
   const auto up_pieces = static_cast<std::int64_t>(ceil_div(up, piece));
   const Time push_up = s.intra.tau(up) + s.intra.o() * std::max<std::int64_t>(0, up_pieces - 1);
-  const Time t = s.intra.alpha() * 2 + tau0 + (reduced > 0 ? switch_reduce(q, piece) : Time()) +
+  const Time t = s.intra.alpha_via_switch() + tau0 +
+                 (reduced > 0 ? switch_reduce(q, piece) : Time()) +
                  std::max({push_up, s.intra.tau(down), switch_reduce(q, reduced)});
-  return {t, "nvls: 2α + τ0 + ρ0 + max(τ(up) + (k-1)o, τ(down), ρ(reduced)) through the switch",
+  return {t, "nvls: α_s + τ0 + ρ0 + max(τ(up) + (k-1)o, τ(down), ρ(reduced)) through the switch",
           false};
 }
 
@@ -478,7 +482,7 @@ Estimate nvls_tree(const EstimateRequest& q) {
   // twice with more (an interior node of one tree takes two children's sums and sends two
   // totals; the trees alternate by channel). The pipeline fills through 2 intra hops and the
   // switch, then 2 x height network hops. Approximate: on h100-2node-ib at 2, 4 and 8 nodes from
-  // 1 MiB to 1 GiB within 6.3 % of the contention-free simulation (measured 2026-11-24).
+  // 1 MiB to 1 GiB within 12 % of the contention-free simulation (tests/predict).
   const Shape s = shape_of(q);
   const int nodes = std::max(1, q.nodes);
   const u64 g = static_cast<u64>(std::max(1, s.p / nodes));
@@ -486,10 +490,16 @@ Estimate nvls_tree(const EstimateRequest& q) {
   const u64 piece = nvls_piece(s, block);
   const int height = ceil_log2(nodes);
   const u64 network = nodes > 1 ? block * (nodes > 2 ? 2 : 1) : 0;
-  const Time fill = s.intra.alpha() * 4 + s.intra.tau(piece) * 2 + switch_reduce(q, piece) +
-                    (s.inter.alpha() + s.inter.tau(piece)) * (2 * height);
-  const Time t =
-      fill + std::max({s.intra.tau(s.len + block), switch_reduce(q, s.len), s.inter.tau(network)});
+  const Time fill = s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 +
+                    switch_reduce(q, piece) + (s.inter.alpha() + s.inter.tau(piece)) * (2 * height);
+  // A GPU's and a head's sends each hold their channel o after every piece (the step overhead),
+  // the last one's aside.
+  const auto held = [&](const Cost& c, u64 bytes) {
+    const auto pieces = static_cast<std::int64_t>(ceil_div(bytes, piece));
+    return c.tau(bytes) + c.o() * std::max<std::int64_t>(0, pieces - 1);
+  };
+  const Time t = fill + std::max({held(s.intra, s.len + block), switch_reduce(q, s.len),
+                                  network > 0 ? held(s.inter, network) : Time()});
   return {t,
           "nvls_tree: fill + max(τ(n + n/g), ρ(n), τ_net(block x (1 or 2))) through switch and "
           "tree",

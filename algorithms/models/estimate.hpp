@@ -45,6 +45,10 @@ namespace collsim {
 
 struct AlphaBetaCost {
   Time alpha;                  // latency of one hop, per piece
+  // The protocol's own part of alpha (its per-route latency beyond the links). A switch actor
+  // (nvls) splits a hop into two routes, GPU to switch and switch to GPU, each paying it: such
+  // a crossing costs alpha + hop_excess.
+  Time hop_excess;
   Bandwidth bandwidth;         // the rate one channel pushes a piece's wire bytes at
   double wire_per_byte = 1;    // wire bytes per payload byte (1 / the protocol's efficiency)
   Time alpha_inter;            // ring2d / dbtree inter-node hop; zero: alpha

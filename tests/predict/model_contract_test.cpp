@@ -128,12 +128,15 @@ TEST_F(OverlayTest, EveryCollsimModelHonoursACostsOverlayAndNcclsDoesNot) {
 }
 
 // nvls's form is approximate (estimate.cpp): it must still track the simulation of the switch
-// within 3 % from launch-bound to bandwidth-bound sizes, for each collective it runs (measured
-// 2026-11-24: at most 1.7 %, from counting one route latency too many).
+// within 2 % from launch-bound to bandwidth-bound sizes, for each collective it runs (measured
+// 2026-11-26 with the preset's default costs on 24 channels: within 0.01 % at 8 KiB and 1 MiB and
+// for AllGather at every size; 1.5 % fast for AllReduce and ReduceScatter at 16 MiB and 0.15 % at
+// 1 GiB, where the switch's streams and the GPUs' FIFOs hold each other up).
 TEST(ModelContract, NvlsClosedFormTracksTheSimulatedSwitch) {
   const Cluster cl = load("dgx-h100");
   const int channels = nccl_channels(cl.topo);
-  for (Collective c : {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather}) {
+  for (Collective c :
+       {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather}) {
     for (std::uint64_t bytes : {std::uint64_t{8} << 10, std::uint64_t{1} << 20,
                                 std::uint64_t{16} << 20, std::uint64_t{1} << 30}) {
       const Request r = request(cl.topo, c, "nvls", Protocol::kSimple, bytes, channels);
@@ -141,8 +144,31 @@ TEST(ModelContract, NvlsClosedFormTracksTheSimulatedSwitch) {
       const auto sim = predict(r, cl.topo, cl.costs, Model::kContentionFree);
       ASSERT_TRUE(cf.has_value() && sim.has_value());
       EXPECT_FALSE(cf->exact);
-      EXPECT_NEAR(cf->time.us() / sim->time.us(), 1.0, 0.03)
+      EXPECT_NEAR(cf->time.us() / sim->time.us(), 1.0, 0.02)
           << to_string(c) << " " << bytes << " B: " << cf->time.us() << " vs " << sim->time.us();
+    }
+  }
+}
+
+// nvls_tree's form is coarser (estimate.cpp): the tree's interior nodes and the switch meet in
+// ways it does not follow. Measured 2026-11-26 on h100-2node-ib: 3.7 to 11.9 % slow on 2 nodes,
+// 0.3 to 10.4 % fast on 4 and 8, from 1 MiB to 1 GiB; it must stay within 12.5 %.
+TEST(ModelContract, NvlsTreeClosedFormTracksTheSimulation) {
+  for (int nodes : {2, 4, 8}) {
+    LoadOptions lo;
+    lo.nodes = nodes;
+    const Topology topo = load_topology("h100-2node-ib", lo);
+    const CostParams costs = cost_params(topo);
+    const int channels = nccl_channels(topo);
+    for (std::uint64_t bytes : {std::uint64_t{1} << 20, std::uint64_t{16} << 20,
+                                std::uint64_t{256} << 20, std::uint64_t{1} << 30}) {
+      const Request r =
+          request(topo, Collective::kAllReduce, "nvls_tree", Protocol::kSimple, bytes, channels);
+      const auto cf = predict(r, topo, costs, Model::kClosedForm);
+      const auto sim = predict(r, topo, costs, Model::kContentionFree);
+      ASSERT_TRUE(cf.has_value() && sim.has_value());
+      EXPECT_NEAR(cf->time.us() / sim->time.us(), 1.0, 0.125)
+          << nodes << " nodes, " << bytes << " B: " << cf->time.us() << " vs " << sim->time.us();
     }
   }
 }
