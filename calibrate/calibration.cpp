@@ -208,6 +208,13 @@ LsqProblem fit_problem(const Topology& topo, const CostParams& start,
   return p;
 }
 
+// The index of `name` in `names`, appended if it is not there yet: rows grouped by a name.
+int group_of(std::vector<std::string>& names, const std::string& name) {
+  auto at = std::find(names.begin(), names.end(), name);
+  if (at == names.end()) at = names.insert(at, name);
+  return static_cast<int>(at - names.begin());
+}
+
 // The files that carry at least 5 % of the information on parameter j (sum over their rows of
 // w J^2): "a.txt 72%, b.txt 28%"; the parts of a file of several collectives count as one.
 std::string information_shares(const LsqResult& fit, Eigen::Index j,
@@ -215,12 +222,7 @@ std::string information_shares(const LsqResult& fit, Eigen::Index j,
                                const std::vector<MeasurementFile>& files) {
   std::vector<std::string> paths;
   std::vector<int> row_path;
-  for (const FitRow& r : rows) {
-    const std::string& path = files[r.file].path;
-    auto at = std::find(paths.begin(), paths.end(), path);
-    if (at == paths.end()) at = paths.insert(at, path);
-    row_path.push_back(static_cast<int>(at - paths.begin()));
-  }
+  for (const FitRow& r : rows) row_path.push_back(group_of(paths, files[r.file].path));
   const std::vector<double> share =
       information_by_group(fit, j, row_path, static_cast<int>(paths.size()));
   std::vector<std::string> parts;
@@ -233,9 +235,8 @@ std::string information_shares(const LsqResult& fit, Eigen::Index j,
 // What the report says of parameter j: its values, and what determined it or why nothing did.
 FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index j,
                          const LsqResult& fit, bool weak, const std::string& unshared,
-                         const Calibration& cal,
-                         const std::vector<FitRow>& rows, const std::vector<MeasurementFile>& files,
-                         double max_relative_sigma) {
+                         const Calibration& cal, const std::vector<FitRow>& rows,
+                         const std::vector<MeasurementFile>& files, double max_relative_sigma) {
   const auto k = static_cast<std::size_t>(j);
   const CostParameter& cp = params[k];
   FittedParameter fp;
@@ -400,10 +401,7 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   std::vector<int> row_cluster;
   for (const FitSet& s : sets) {
     rows.insert(rows.end(), s.rows.begin(), s.rows.end());
-    auto at = std::find(cluster_names.begin(), cluster_names.end(), s.topo->name());
-    if (at == cluster_names.end()) at = cluster_names.insert(at, s.topo->name());
-    row_cluster.insert(row_cluster.end(), s.rows.size(),
-                       static_cast<int>(at - cluster_names.begin()));
+    row_cluster.insert(row_cluster.end(), s.rows.size(), group_of(cluster_names, s.topo->name()));
   }
 
   LsqProblem p = joint_problem(sets, params);
@@ -425,8 +423,8 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
           "cluster's own; prior kept",
           cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
     }
-    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
-                                      cal, rows, files, options.max_relative_sigma));
+    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held, cal,
+                                      rows, files, options.max_relative_sigma));
   }
 
   std::vector<double> before, after;

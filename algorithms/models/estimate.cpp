@@ -44,6 +44,12 @@ class Cost {
   // it started (the overhead is the sender's own time, not the piece's latency).
   Time o() const { return c_.step_overhead; }
   Time occ(u64 b) const { return b == 0 ? Time() : tau(b) + o(); }
+  // A GPU's stream of b bytes in pieces of `piece`: its pushes and the overhead after every
+  // piece but the last, which the stream's end does not wait for.
+  Time stream(u64 b, u64 piece) const {
+    const auto pieces = static_cast<std::int64_t>(ceil_div(b, piece));
+    return tau(b) + o() * std::max<std::int64_t>(0, pieces - 1);
+  }
   Time gamma(u64 b) const {
     return b == 0 || c_.reduce_bandwidth.bytes_per_second() <= 0
                ? Time()
@@ -464,13 +470,10 @@ Estimate nvls(const EstimateRequest& q) {
   const u64 block = q.collective == Collective::kAllReduce ? ceil_div(s.len, p) : s.len;
   const u64 piece = nvls_piece(s, block);
   const Time tau0 = s.intra.tau(piece);
-  // A GPU's sends also hold it for the step overhead, piece by piece, though the last piece
-  // does not wait for its own; the switch's sends have none.
-  const auto up_pieces = static_cast<std::int64_t>(ceil_div(up, piece));
-  const Time push_up = s.intra.tau(up) + s.intra.o() * std::max<std::int64_t>(0, up_pieces - 1);
-  const Time t = s.intra.alpha_via_switch() + tau0 +
-                 (reduced > 0 ? switch_reduce(q, piece) : Time()) +
-                 std::max({push_up, s.intra.tau(down), switch_reduce(q, reduced)});
+  // A GPU's sends also hold it for the step overhead; the switch's sends have none.
+  const Time t =
+      s.intra.alpha_via_switch() + tau0 + (reduced > 0 ? switch_reduce(q, piece) : Time()) +
+      std::max({s.intra.stream(up, piece), s.intra.tau(down), switch_reduce(q, reduced)});
   return {t, "nvls: α_s + τ0 + ρ0 + max(τ(up) + (k-1)o, τ(down), ρ(reduced)) through the switch",
           false};
 }
@@ -492,17 +495,12 @@ Estimate nvls_tree(const EstimateRequest& q) {
   const u64 network = nodes > 1 ? block * (nodes > 2 ? 2 : 1) : 0;
   const Time fill = s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 +
                     switch_reduce(q, piece) + (s.inter.alpha() + s.inter.tau(piece)) * (2 * height);
-  // A GPU's and a head's sends each hold their channel o after every piece (the step overhead),
-  // the last one's aside.
-  const auto held = [&](const Cost& c, u64 bytes) {
-    const auto pieces = static_cast<std::int64_t>(ceil_div(bytes, piece));
-    return c.tau(bytes) + c.o() * std::max<std::int64_t>(0, pieces - 1);
-  };
-  const Time t = fill + std::max({held(s.intra, s.len + block), switch_reduce(q, s.len),
-                                  network > 0 ? held(s.inter, network) : Time()});
+  // A GPU's and a head's sends each pay the step overhead on their pieces.
+  const Time t = fill + std::max({s.intra.stream(s.len + block, piece), switch_reduce(q, s.len),
+                                  s.inter.stream(network, piece)});
   return {t,
-          "nvls_tree: fill + max(τ(n + n/g), ρ(n), τ_net(block x (1 or 2))) through switch and "
-          "tree",
+          "nvls_tree: fill + max(τ(n + n/g) + (k-1)o, ρ(n), τ_net(block x (1 or 2)) + (k'-1)o) "
+          "through switch and tree",
           false};
 }
 
