@@ -130,6 +130,43 @@ BENCHMARK(BM_SummitSmallRing)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
+// issue 17's headline: an 8 B ring AllReduce with LL on Summit under the default max-min model,
+// two channels (NCCL's count for it), every rank simulated. With the latency lattice
+// (simulator/lattice.cpp) and, where it runs in reasonable time, with the event simulation;
+// sim_time_ms must agree to the picosecond (tests/simulator/lattice_test.cpp checks it on
+// smaller cases).
+void BM_Summit8BRing(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const Topology topo = load_topology("summit", LoadOptions{nodes});
+  Request q;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kLL;
+  q.channels = 2;
+  q.comm = Communicator::from_topology(topo);
+  q.count = 2;
+  const Schedule s = generate(q);
+  SimOptions o;
+  o.lattice = state.range(1) != 0;
+  Result r;
+  for (auto _ : state) {
+    r = simulate(s, topo, o);
+    benchmark::DoNotOptimize(r.total);
+  }
+  state.counters["events"] = static_cast<double>(r.events);
+  state.counters["cells"] = static_cast<double>(r.lattice_cells);
+  state.counters["sim_time_ps"] = static_cast<double>(r.total.ps());
+}
+BENCHMARK(BM_Summit8BRing)
+    ->Args({64, 0})
+    ->Args({64, 1})
+    ->Args({256, 0})
+    ->Args({256, 1})
+    ->Args({1024, 0})
+    ->Args({1024, 1})
+    ->Args({4096, 1})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
 }  // namespace
 }  // namespace collsim
 

@@ -96,14 +96,17 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
   p.time = res.total;
   p.events = res.events;
   p.simulated_ranks = res.simulated_ranks;
+  // The latency lattice evaluates cells, not events (simulator/lattice.cpp).
+  const std::string work = res.lattice_cells > 0
+                               ? fmt::format("latency lattice, {} cells", res.lattice_cells)
+                               : fmt::format("{} events", res.events);
   if (res.bottleneck >= 0) {
     const LinkUsage& u = res.links[static_cast<std::size_t>(res.bottleneck)];
     const Link& l = topo.link(u.link);
-    p.detail =
-        fmt::format("bottleneck {} -> {} ({}), {:.1f}% busy; {} events", topo.device(l.src).name,
-                    topo.device(l.dst).name, to_string(l.kind), 100 * u.busy_fraction, res.events);
+    p.detail = fmt::format("bottleneck {} -> {} ({}), {:.1f}% busy; {}", topo.device(l.src).name,
+                           topo.device(l.dst).name, to_string(l.kind), 100 * u.busy_fraction, work);
   } else {
-    p.detail = fmt::format("{} events", res.events);
+    p.detail = work;
   }
   if (res.simulated_ranks < r.comm.size()) {
     p.detail += fmt::format(" (rank symmetry: {} of {} ranks simulated{})", res.simulated_ranks,

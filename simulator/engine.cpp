@@ -17,6 +17,9 @@ bool is_local(OpKind k) { return k == OpKind::kCopy || k == OpKind::kReduce; }
 
 template <class Net>
 Result Engine<Net>::run() {
+  if (opts_.lattice) {
+    if (std::optional<Result> r = run_lattice()) return *std::move(r);
+  }
   if constexpr (!Net::kKnowsFinish) {
     if (give_up_after_ < Time::max()) {
       const Time floor = bytes_floor();

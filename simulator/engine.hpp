@@ -94,7 +94,13 @@ class Engine {
   std::uint32_t connection(int channel, int sender, int receiver);
   std::uint32_t route_between(int from_device, int to_device, int channel);
   Result collect();
+  // Fills r.links and r.bottleneck from the wire bytes each link carried.
+  void link_usage(Result& r, std::vector<std::uint64_t>& bytes) const;
   [[noreturn]] void report_stuck() const;
+
+  // lattice.cpp: a ring whose ops move at most one piece, without events, where that is exact;
+  // nothing when it is not.
+  std::optional<Result> run_lattice();
 
   // engine.cpp
   void advance(std::uint32_t sid);

@@ -259,6 +259,17 @@ Result Engine<Net>::collect() {
     for (std::uint32_t i = 0; i < ri.link_count; ++i)
       bytes[route_links_[ri.first_link + i]] += c.wire_bytes * c.weight;
   }
+  link_usage(r, bytes);
+  r.events = events_;
+  r.pieces = pieces_;
+  r.ops = ops_;
+  r.peak_pending_events = peak_;
+  if (trace_ != nullptr) trace_->link_capacity = link_capacity_;
+  return r;
+}
+
+template <class Net>
+void Engine<Net>::link_usage(Result& r, std::vector<std::uint64_t>& bytes) const {
   // Folded links: every link of an orbit carries what the one standing for it carried.
   for (std::size_t l = 0; l < link_image_.size(); ++l) {
     if (link_image_[l] >= 0) bytes[l] = bytes[static_cast<std::size_t>(link_image_[l])];
@@ -276,12 +287,6 @@ Result Engine<Net>::collect() {
     }
     r.links.push_back(u);
   }
-  r.events = events_;
-  r.pieces = pieces_;
-  r.ops = ops_;
-  r.peak_pending_events = peak_;
-  if (trace_ != nullptr) trace_->link_capacity = link_capacity_;
-  return r;
 }
 
 template <class Net>
@@ -334,6 +339,7 @@ void Engine<Net>::report_stuck() const {
   template std::uint32_t Engine<Net>::connection(int, int, int);                    \
   template std::uint32_t Engine<Net>::route_between(int, int, int);                 \
   template Result Engine<Net>::collect();                                           \
+  template void Engine<Net>::link_usage(Result&, std::vector<std::uint64_t>&) const; \
   template void Engine<Net>::report_stuck() const;
 COLLSIM_INSTANTIATE(AlphaBetaNetwork)
 COLLSIM_INSTANTIATE(FlowNetwork)

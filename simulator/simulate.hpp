@@ -68,6 +68,10 @@ struct SimOptions {
   // Simulate one of each set of NCCL channels that are copies of each other, its flows counting
   // for all of them (channel folding, simulator/symmetry.hpp). Off with a trace.
   bool fold_channels = true;
+  // Evaluate a ring AllReduce whose ops move at most one piece each (a small message: nearly
+  // every piece empty) as a lattice of cells without events, where that gives this simulation's
+  // result exactly (simulator/lattice.cpp); otherwise, and with a trace, simulate it.
+  bool lattice = true;
   // Stop once the run is known to end after this instant (an event still to come lies beyond
   // it): Result::gave_up is then set and only says "slower". A caller that only wants a run
   // faster than a known one (predict's faster alternative) saves the rest of a slower run.
@@ -107,6 +111,9 @@ struct Result {
   // beyond it (the first event past it, or, under max-min, the bound from the ops' bytes that
   // gave the run up before it started: `events` 0), `events` those processed; nothing else set.
   bool gave_up = false;
+  // The run was the latency lattice (SimOptions::lattice): this many (rank, op) cells were
+  // evaluated, and `events` is 0.
+  std::uint64_t lattice_cells = 0;
 };
 
 // Throws ScheduleError for a schedule that cannot finish or whose placement does not fit the

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <shared_mutex>
+#include <map>
 #include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -40,6 +41,11 @@ struct Topology::RouteCache {
     }
   };
   std::unordered_map<Key, Route, Hash> routes;
+  // A network route's search (route.cpp): every switch's hop distance to a destination NIC is
+  // one more than its distance to the switches feeding that NIC, so NICs fed by the same
+  // switches (a leaf's, a ToR's) share one search. Key: those switches' ids, sorted; value: the
+  // (switch, hops) pairs it reached.
+  std::map<std::vector<std::int32_t>, std::vector<std::pair<std::int32_t, int>>> fabric;
   std::shared_mutex mutex;  // route() is called from several threads (predict/parallel.hpp)
 };
 

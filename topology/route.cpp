@@ -33,6 +33,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <queue>
 #include <tuple>
 #include <unordered_map>
@@ -129,7 +130,9 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
   // past the nearest switch it feeds. Only the switches' distances and the two NICs' are read
   // below, so the search never walks the links of the thousands of NICs a switch may serve,
   // and the distances live in a per-thread array reset entry by entry: a route costs the
-  // fabric's switch links, not the cluster's devices.
+  // fabric's switch links, not the cluster's devices. The switches' distances depend only on
+  // which switches feed the destination NIC, so NICs behind the same leaf or ToR share one
+  // search (RouteCache::fabric): a route then costs the switches it reaches.
   thread_local std::vector<int> dist;
   thread_local std::vector<std::int32_t> touched;
   if (dist.size() < devices_.size()) dist.resize(devices_.size(), -1);
@@ -143,8 +146,28 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
       touched.clear();
     }
   } reset;
-  std::deque<DeviceId> queue{to_nic};
   set(to_nic, 0);
+  std::vector<std::int32_t> feeders;
+  for (LinkId l : graph_->in[to_nic.value]) {
+    const Link& link = links_[l.value];
+    if (is_network(link.kind) && devices_[link.src.value].kind == DeviceKind::kSwitch) {
+      feeders.push_back(link.src.value);
+    }
+  }
+  std::sort(feeders.begin(), feeders.end());
+  feeders.erase(std::unique(feeders.begin(), feeders.end()), feeders.end());
+  const std::vector<std::pair<std::int32_t, int>>* known = nullptr;
+  {
+    const std::shared_lock<std::shared_mutex> read(routes_->mutex);
+    auto it = routes_->fabric.find(feeders);
+    if (it != routes_->fabric.end()) known = &it->second;  // map nodes never move
+  }
+  std::deque<DeviceId> queue;
+  if (known != nullptr) {
+    for (const auto& [d, hops] : *known) set(DeviceId{d}, hops);
+  } else {
+    queue.push_back(to_nic);
+  }
   while (!queue.empty()) {
     const DeviceId d = queue.front();
     queue.pop_front();
@@ -163,6 +186,14 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
     } else {
       for (LinkId l : graph_->in_from_switch[d.value]) visit(l);
     }
+  }
+  if (known == nullptr) {
+    std::vector<std::pair<std::int32_t, int>> reached;
+    for (std::int32_t d : touched) {
+      if (d != to_nic.value) reached.emplace_back(d, dist[d]);
+    }
+    const std::unique_lock<std::shared_mutex> write(routes_->mutex);
+    routes_->fabric.try_emplace(std::move(feeders), std::move(reached));
   }
   if (from_nic != to_nic) {
     int best = -1;

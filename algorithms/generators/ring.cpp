@@ -25,6 +25,7 @@ class RingOrders {
     }
   }
   const std::vector<int>& order(int c) const { return order_[c]; }
+  const std::vector<std::vector<int>>& orders() const { return order_; }
   int pos(int c, int rank) const { return pos_[c][rank]; }
   int at(int c, int p) const {
     const int n = static_cast<int>(order_[c].size());
@@ -59,6 +60,24 @@ class RingSource final : public GeneratedSource {
       if (channel_span(c).length % static_cast<std::uint64_t>(n_) != 0) return false;
     }
     return true;
+  }
+  // An AllReduce whose every channel's span fits one loop (n segments of at most a chunk each):
+  // RingPhase's allreduce_op then cuts the span into n segments of ceil(span / n) elements.
+  std::optional<RingLattice> ring_lattice() const override {
+    if (req_.collective != Collective::kAllReduce || n_ < 2) return std::nullopt;
+    RingLattice l;
+    l.n = n_;
+    l.slices = chunking_.slices;
+    l.elem = elem_;
+    l.order = rings_.orders();
+    const auto n = static_cast<std::uint64_t>(n_);
+    for (int c = 0; c < channels_; ++c) {
+      const std::uint64_t len = channel_span(c).length;
+      if (len > n * chunk_elems_) return std::nullopt;  // more than one loop
+      l.length.push_back(len);
+      l.segment.push_back(len == n * chunk_elems_ ? chunk_elems_ : ceil_div(len, n));
+    }
+    return l;
   }
 
  private:

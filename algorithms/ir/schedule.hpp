@@ -51,6 +51,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,41 @@ class OpStream {
   virtual void next() = 0;
 };
 
+// A ring AllReduce in which every op moves at most one FIFO piece: one loop over the channel's
+// span, cut into `n` segments of `segment` elements (the last shorter, those past the span
+// empty), each step into `slices` ops (NCCL's slices; RingPhase, ring_phase.hpp). The ops of the
+// member at ring position p are fixed by their index i (step s = i / slices):
+//   s = 0 send; 1 <= s <= n-2 recv-reduce-send; s = n-1 recv-reduce-copy-send;
+//   n <= s <= 2n-3 recv-copy-send; s = 2n-2 recv;
+// and move slice i % slices of segment (p - s) mod n, received from position p-1 and sent to
+// p+1. The simulator evaluates such a ring as a lattice of (position, op) cells without events
+// where that is exact (simulator/lattice.cpp): a small message on many ranks, where nearly
+// every piece is empty and only carries a step's latency.
+struct RingLattice {
+  int n = 0;
+  int slices = 1;
+  std::uint64_t elem = 1;                 // bytes per element
+  std::vector<std::vector<int>> order;    // per channel: the rank at each ring position
+  std::vector<std::uint64_t> length;      // per channel: its span, in elements (0: idle)
+  std::vector<std::uint64_t> segment;     // per channel: a segment's elements
+
+  // Segments [0, nonempty(c)) hold data.
+  int nonempty(int c) const {
+    return segment[c] == 0 ? 0 : static_cast<int>((length[c] + segment[c] - 1) / segment[c]);
+  }
+  std::uint64_t ops(int c) const {
+    return length[c] == 0 ? 0 : static_cast<std::uint64_t>(2 * n - 1) * slices;
+  }
+  // Bytes of slice q of segment `seg` on channel c.
+  std::uint64_t piece_bytes(int c, int seg, int q) const {
+    const std::uint64_t start = std::min(static_cast<std::uint64_t>(seg) * segment[c], length[c]);
+    const std::uint64_t len = std::min(segment[c], length[c] - start);
+    const std::uint64_t slice = (segment[c] + slices - 1) / slices;
+    const std::uint64_t from = std::min(static_cast<std::uint64_t>(q) * slice, len);
+    return std::min(slice, len - from) * elem;
+  }
+};
+
 // What an algorithm implements: the ops of every stream, on demand. Implementations must be
 // immutable after construction and safe to call from several threads.
 class OpSource {
@@ -122,6 +158,9 @@ class OpSource {
   // which rank shifts also leave the neighbours and the routes alike and simulates one period
   // (simulator/symmetry.cpp). Default: false.
   virtual bool rank_symmetric() const { return false; }
+  // The schedule as a RingLattice (above), when it is one; it then has no dependencies.
+  // Default: none.
+  virtual std::optional<RingLattice> ring_lattice() const { return std::nullopt; }
 };
 
 class OpCursor {
