@@ -99,16 +99,21 @@ BENCHMARK(BM_RingAllReduce1GiB)
 // Summit's small-message ring (docs/scale.md): one f32 per rank on one channel, contention-free,
 // at 64, 1024 and 4096 nodes (24,576 GPUs), with the rank-symmetry shortcut (simulator/
 // symmetry.hpp) and, where it runs in reasonable time, without it.
-void BM_SummitSmallRing(benchmark::State& state) {
-  const int nodes = static_cast<int>(state.range(0));
-  const Topology topo = load_topology("summit", LoadOptions{nodes});
+// A ring AllReduce with LL of `count` f32 on `channels` channels of Summit's `topo`.
+Schedule summit_ring(const Topology& topo, int channels, std::uint64_t count) {
   Request q;
   q.algorithm = "ring";
   q.protocol = Protocol::kLL;
-  q.channels = 1;
+  q.channels = channels;
   q.comm = Communicator::from_topology(topo);
-  q.count = static_cast<std::uint64_t>(q.comm.size());
-  const Schedule s = generate(q);
+  q.count = count;
+  return generate(q);
+}
+
+void BM_SummitSmallRing(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const Topology topo = load_topology("summit", LoadOptions{nodes});
+  const Schedule s = summit_ring(topo, 1, static_cast<std::uint64_t>(topo.rank_count()));
   SimOptions o;
   o.network = SimNetwork::kContentionFree;
   o.symmetry = state.range(1) != 0;
@@ -138,13 +143,7 @@ BENCHMARK(BM_SummitSmallRing)
 void BM_Summit8BRing(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const Topology topo = load_topology("summit", LoadOptions{nodes});
-  Request q;
-  q.algorithm = "ring";
-  q.protocol = Protocol::kLL;
-  q.channels = 2;
-  q.comm = Communicator::from_topology(topo);
-  q.count = 2;
-  const Schedule s = generate(q);
+  const Schedule s = summit_ring(topo, 2, 2);
   SimOptions o;
   o.lattice = state.range(1) != 0;
   Result r;

@@ -255,11 +255,7 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
   ConnState& c = conns_[cid];
   StreamState& s = streams_[sid];
   const std::uint64_t q = c.posted++;
-  const std::uint64_t wire =
-      payload == payload_ ? full_wire_
-      : wire_per_byte_ == 1.0
-          ? payload
-          : static_cast<std::uint64_t>(std::ceil(static_cast<double>(payload) * wire_per_byte_));
+  const std::uint64_t wire = payload == payload_ ? full_wire_ : wire_bytes(payload);
   c.wire_bytes += wire;
   ++pieces_;
   const RouteInfo& r = routes_[c.route];

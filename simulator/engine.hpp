@@ -16,6 +16,7 @@
 // engine_setup.cpp).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -117,6 +118,12 @@ class Engine {
   // the other, and so does the sender, so each touches one cache line, not two.
   std::uint64_t slot(std::uint64_t j) const {
     return slot_mask_ != 0 ? j & slot_mask_ : j % slots_;
+  }
+  // Wire bytes of a piece of `payload` bytes: the protocol's flags and padding, rounded up.
+  std::uint64_t wire_bytes(std::uint64_t payload) const {
+    return wire_per_byte_ == 1.0 ? payload
+                                 : static_cast<std::uint64_t>(
+                                       std::ceil(static_cast<double>(payload) * wire_per_byte_));
   }
   Time arrival(const ConnState& c, std::uint64_t j) const { return times_[c.ring + 2 * slot(j)]; }
   Time& arrival(ConnState& c, std::uint64_t j) { return times_[c.ring + 2 * slot(j)]; }

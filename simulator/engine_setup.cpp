@@ -52,11 +52,7 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
       copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
   if (o.give_up_after) give_up_after_ = *o.give_up_after;
-  // Exactly what post() and advance() compute for a full piece.
-  full_wire_ =
-      wire_per_byte_ == 1.0
-          ? payload_
-          : static_cast<std::uint64_t>(std::ceil(static_cast<double>(payload_) * wire_per_byte_));
+  full_wire_ = wire_bytes(payload_);
   reduce_full_ = reduce_rate_ > 0 ? wire_time(static_cast<double>(payload_), reduce_rate_) : Time();
   const double cap = costs.channel_cap(s.info().protocol, channel_kernel(s.info()));
   wire_cap_ = cap > 0 ? cap * wire_per_byte_ : std::numeric_limits<double>::infinity();

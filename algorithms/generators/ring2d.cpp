@@ -62,22 +62,12 @@ class Ring2dSource final : public GeneratedSource {
   }
 
   std::uint64_t op_count(int rank, int c) const override {
-    const Phases p = phases(rank, c);
-    return p.first.count() + p.repeats * p.repeated.count() + p.last.count();
+    return phases(rank, c).count();
   }
 
   Op op(int rank, int c, std::uint64_t i) const override {
     Phases p = phases(rank, c);
-    const std::uint64_t a = p.first.count();
-    if (i < a) return p.first.op(i);
-    i -= a;
-    const std::uint64_t b = p.repeated.count();
-    if (i < p.repeats * b) {
-      const int m = static_cast<int>(i / b);
-      set_node_block(p.repeated, m);
-      return p.repeated.op(i % b);
-    }
-    return p.last.op(i - p.repeats * b);
+    return op_of(p, i);
   }
   // The same ops as op(), building the stream's phases once rather than once per op.
   std::unique_ptr<OpStream> stream(int rank, int c) const override {
@@ -102,16 +92,30 @@ class Ring2dSource final : public GeneratedSource {
     RingPhase repeated;
     std::uint64_t repeats = 0;
     RingPhase last;
+    std::uint64_t count() const {
+      return first.count() + repeats * repeated.count() + last.count();
+    }
   };
+
+  // Op i of a stream's phases (the repeated phase set to the node block it falls in).
+  Op op_of(Phases& p, std::uint64_t i) const {
+    const std::uint64_t a = p.first.count();
+    if (i < a) return p.first.op(i);
+    i -= a;
+    const std::uint64_t b = p.repeated.count();
+    if (i < p.repeats * b) {
+      set_node_block(p.repeated, static_cast<int>(i / b));
+      return p.repeated.op(i % b);
+    }
+    return p.last.op(i - p.repeats * b);
+  }
 
   class Stream final : public OpStream {
    public:
     Stream(const Ring2dSource& src, Phases p)
         : src_(src),
           p_(std::move(p)),
-          a_(p_.first.count()),
-          b_(p_.repeated.count()),
-          size_(a_ + p_.repeats * b_ + p_.last.count()) {
+          size_(p_.count()) {
       load();
     }
     std::uint64_t size() const override { return size_; }
@@ -124,29 +128,12 @@ class Ring2dSource final : public GeneratedSource {
 
    private:
     void load() {
-      if (index_ >= size_) return;
-      std::uint64_t i = index_;
-      if (i < a_) {
-        op_ = p_.first.op(i);
-        return;
-      }
-      i -= a_;
-      if (i < p_.repeats * b_) {
-        const int m = static_cast<int>(i / b_);
-        if (m != node_) {
-          src_.set_node_block(p_.repeated, m);
-          node_ = m;
-        }
-        op_ = p_.repeated.op(i % b_);
-        return;
-      }
-      op_ = p_.last.op(i - p_.repeats * b_);
+      if (index_ < size_) op_ = src_.op_of(p_, index_);
     }
     const Ring2dSource& src_;
     Phases p_;
-    std::uint64_t a_, b_, size_;
+    std::uint64_t size_;
     std::uint64_t index_ = 0;
-    int node_ = -1;
     Op op_;
   };
 

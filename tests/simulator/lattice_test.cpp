@@ -8,25 +8,15 @@
 #include <iostream>
 
 #include "algorithms/generators/registry.hpp"
+#include "sim_fixtures.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/loader.hpp"
 
 namespace collsim {
 namespace {
 
-// issue 17's speed cluster (bench/flat-switch.yaml): single-GPU nodes on one switch.
-constexpr const char* kFlatSwitch = R"(
-nodes: 8
-node:
-  gpu: H100-SXM
-  gpus: 1
-  pcie: {bandwidth: 400GB/s, latency: 0.2us, switches: 1, p2p: true}
-  nics: {count: 1, bandwidth: 3200Gbps, latency: 0.47us, kind: ib}
-network: {topology: single_switch}
-)";
-
 Topology cluster(const std::string& config, int nodes) {
-  if (config == "flat") return parse_topology(kFlatSwitch, "flat.yaml", LoadOptions{nodes});
+  if (config == "flat") return test::flat_switch(nodes);
   return load_topology(config, LoadOptions{nodes});
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "topology/gpu_models.hpp"
+#include "topology/loader.hpp"
 
 namespace collsim::test {
 
@@ -15,6 +16,19 @@ Topology star(int p, Bandwidth bw, Time latency) {
     b.add_cable(g, sw, LinkKind::kNvSwitch, bw, latency);
   }
   return std::move(b).build();
+}
+
+Topology flat_switch(int nodes) {
+  constexpr const char* kFlatSwitch = R"(
+nodes: 8
+node:
+  gpu: H100-SXM
+  gpus: 1
+  pcie: {bandwidth: 400GB/s, latency: 0.2us, switches: 1, p2p: true}
+  nics: {count: 1, bandwidth: 3200Gbps, latency: 0.47us, kind: ib}
+network: {topology: single_switch}
+)";
+  return parse_topology(kFlatSwitch, "flat.yaml", LoadOptions{nodes});
 }
 
 Request request(Collective c, const std::string& algo, int ranks, std::uint64_t bytes,

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "algorithms/generators/registry.hpp"
+#include "sim_fixtures.hpp"
 #include "simulator/simulate.hpp"
 #include "topology/loader.hpp"
 
@@ -44,18 +45,6 @@ node:
 network: {topology: fat_tree, radix: 8, latency: 0.1us, routing: ROUTING}
 )";
 
-// issue 17's speed cluster (bench/flat-switch.yaml): single-GPU nodes on one switch, so every
-// GPU's downlink carries one ring channel from the rank before and another from the rank after.
-constexpr const char* kFlatSwitch = R"(
-nodes: 8
-node:
-  gpu: H100-SXM
-  gpus: 1
-  pcie: {bandwidth: 400GB/s, latency: 0.2us, switches: 1, p2p: true}
-  nics: {count: 1, bandwidth: 3200Gbps, latency: 0.47us, kind: ib}
-network: {topology: single_switch}
-)";
-
 // The bound symmetry.hpp states for folded links: the full simulation re-times flows once per
 // twin event where the folded one does it once for all twins, each re-timing rounded to a
 // picosecond. An earlier engine that folded links everywhere moved one golden file by 3 to
@@ -65,7 +54,7 @@ constexpr Time kFoldedDrift = Time::from_ps(1000);
 Time drift(Time a, Time b) { return a > b ? a - b : b - a; }
 
 Topology cluster(const std::string& config, int nodes) {
-  if (config == "flat") return parse_topology(kFlatSwitch, "flat.yaml", LoadOptions{nodes});
+  if (config == "flat") return test::flat_switch(nodes);
   if (config.rfind("fat-", 0) == 0) {
     std::string yaml = kFatTree;
     yaml.replace(yaml.find("ROUTING"), 7, config.substr(4));
