@@ -405,6 +405,7 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   }
 
   LsqProblem p = joint_problem(sets, params);
+  p.prior = p.x0;  // the holds below warm-start refits from the fit; unfitted values stay here
   LsqResult fit = robust_least_squares(p);
   const std::vector<std::pair<int, double>> unshared =
       hold_unshared_parameters(p, fit, params, cal.start, row_cluster,

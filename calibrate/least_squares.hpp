@@ -13,9 +13,12 @@
 // ColPivHouseholderQR, threshold `rank_tolerance`); the columns beyond its rank are left at x0 and
 // marked not free, and `collinear_with` names the free parameter each resembles most. A launch
 // overhead and a per-step latency measured at one rank count only ever appear as their sum, for
-// example, so only one of them is fitted. What can be determined depends on where the parameters
+// example, so only one of them is fitted: of two that move every row alike, the one listed first.
+// What can be determined depends on where the parameters
 // are (a channel cap that binds hides the link behind it), so the choice is made again at the
-// solution and the fit continues from there until the free set stops changing (at most 4 passes).
+// solution and the fit continues from there until the free set stops changing (at most 4 passes);
+// a parameter a pass does not fit goes back to its prior (LsqProblem::prior), so `x` holds the
+// prior of every parameter not free.
 //
 // Uncertainty: with W the final Huber weights, r the residuals and J the Jacobian of the free
 // parameters, s^2 = sum(w r^2) / (m - k) and Cov = s^2 (J^T W J)^-1 (the usual asymptotic
@@ -33,6 +36,10 @@ namespace collsim {
 struct LsqProblem {
   std::function<Eigen::VectorXd(const Eigen::VectorXd&)> residuals;
   Eigen::VectorXd x0;
+  // Where a parameter the fit leaves out goes back to (empty: x0). A refit that warm-starts from
+  // an earlier solution keeps the first start here, so that whatever is reported as not fitted
+  // holds its prior, whichever pass moved it before.
+  Eigen::VectorXd prior;
   Eigen::VectorXd lower;  // bounds, enforced by clamping each step
   Eigen::VectorXd upper;
   Eigen::VectorXd step;     // finite-difference step per parameter (> 0)

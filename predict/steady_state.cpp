@@ -28,12 +28,6 @@ std::uint64_t quantum_of(const Request& r, const Chunking& k) {
   return q * static_cast<std::uint64_t>(std::max(1, blocks));
 }
 
-// Wire bytes/s a link carries, as the engine counts it (engine_setup.cpp link_capacity_).
-double capacity(const Topology& topo, const CostParams& costs, LinkId id) {
-  const Link& l = topo.link(id);
-  return l.bandwidth.bytes_per_second() * costs.efficiency(l.kind);
-}
-
 // A run known to end after options.give_up_after: `at` bounds its end from below.
 Result gave_up(Time at, std::uint64_t events) {
   Result r;
@@ -108,7 +102,7 @@ Result extend_runs(const std::map<std::uint64_t, Result>& all, const Result& r2,
     u.bytes = static_cast<std::uint64_t>(
         extend(static_cast<std::int64_t>(b2), static_cast<std::int64_t>(u3.bytes), steps));
     u.busy_fraction =
-        seconds > 0 ? static_cast<double>(u.bytes) / (capacity(topo, costs, u.link) * seconds) : 0;
+        seconds > 0 ? static_cast<double>(u.bytes) / (link_capacity(topo, u.link, costs) * seconds) : 0;
     const auto busiest = static_cast<std::size_t>(out.bottleneck);
     if (out.bottleneck < 0 || u.busy_fraction > out.links[busiest].busy_fraction) {
       out.bottleneck = static_cast<int>(out.links.size());
@@ -188,7 +182,7 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
     if (options.give_up_after) {
       double floor = 0;
       for (const LinkUsage& u : out.links)
-        floor = std::max(floor, static_cast<double>(u.bytes) / capacity(topo, costs, u.link));
+        floor = std::max(floor, static_cast<double>(u.bytes) / link_capacity(topo, u.link, costs));
       // The max-min fill's residual, as the engine's own bound allows for (simulate.hpp).
       const Time bound =
           Time::from_ps(static_cast<std::int64_t>(floor * (1 - kBytesFloorSlack) * 1e12));

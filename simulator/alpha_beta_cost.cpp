@@ -20,8 +20,7 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, d
   RouteClass cls = RouteClass::kNvLink;
   for (LinkId l : r.links) {
     const Link& link = topo.link(l);
-    narrowest =
-        std::min(narrowest, link.bandwidth.bytes_per_second() * costs.efficiency(link.kind));
+    narrowest = std::min(narrowest, link_capacity(topo, l, costs));
     if (is_network(link.kind)) {
       cls = RouteClass::kNetwork;
     } else if (!is_nvlink_class(link.kind) && cls == RouteClass::kNvLink) {

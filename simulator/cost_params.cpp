@@ -114,6 +114,13 @@ CostParams default_cost_params(int sm) {
   set(LinkKind::kRoce, 193.7 / 200.0);
   set(LinkKind::kEthernet, 193.7 / 200.0);
 
+  // Host staging (link_capacity): data NCCL stages in host memory crosses the root port's links
+  // twice as a write into host memory and a read out of it by the other side, and moves at 6 to
+  // 9 GB/s where the same PCIe Gen3 path inside a switch gives 12 (NCCL's maintainer on SHM
+  // against the network inside a switch, nccl#406, docs/sources.md [S45]): the middle, 7.5 of
+  // 12.
+  c.host_staging = 7.5 / 12.0;
+
   // γ: an element-wise reduction reads two operands and writes one, so it streams at about a
   // third of HBM bandwidth; a copy at half. HBM: A100-80GB 2.04 TB/s, H100 SXM 3.35 TB/s,
   // B200 8 TB/s (NVIDIA datasheets).
@@ -196,6 +203,26 @@ double CostParams::channel_cap(Protocol p, ChannelKernel kernel) const {
   return k > 0 ? std::min(own, k) : own;
 }
 
+bool stages_in_host(const Topology& topo, LinkId l) {
+  const Link& link = topo.link(l);
+  if (link.kind != LinkKind::kPcie) return false;
+  const auto pcie_host = [&](DeviceId d) {
+    if (topo.device(d).kind != DeviceKind::kCpu) return false;
+    for (LinkId o : topo.out_links(d)) {
+      const LinkKind k = topo.link(o).kind;
+      if (k == LinkKind::kNvLink || k == LinkKind::kNvSwitch || k == LinkKind::kC2c) return false;
+    }
+    return true;
+  };
+  return pcie_host(link.src) || pcie_host(link.dst);
+}
+
+double link_capacity(const Topology& topo, LinkId l, const CostParams& costs) {
+  const Link& link = topo.link(l);
+  const double rate = link.bandwidth.bytes_per_second() * costs.efficiency(link.kind);
+  return stages_in_host(topo, l) ? rate * costs.host_staging : rate;
+}
+
 ChannelKernel channel_kernel(const ScheduleInfo& info) {
   if (info.p2p) return ChannelKernel::kP2p;
   // NVLSTree: the one algorithm of the NVLS family that spans nodes (registry.hpp).
@@ -264,6 +291,8 @@ double cost_value(const CostParams& params, const CostField& f) {
       return static_cast<double>(params.host_launch.ps());
     case K::kStepOverhead:
       return static_cast<double>(p.step_overhead.ps());
+    case K::kHostStaging:
+      return params.host_staging;
   }
   return 0;
 }
@@ -307,6 +336,9 @@ void set_cost_value(CostParams& params, const CostField& f, double v) {
       break;
     case K::kStepOverhead:
       p.step_overhead = ps_of(v);
+      break;
+    case K::kHostStaging:
+      params.host_staging = v;
       break;
   }
 }

@@ -15,6 +15,13 @@
 //    (topo.h: sm90 20.6 of 25 GB/s = 0.824; measured H100 p2p 376 of 450 GB/s, nccl#1264). This
 //    is the mechanism that puts 8xH100 ring busbw at ~370 GB/s rather than 450
 //    (docs/nccl-model.md §6 anchor 1, "~20% protocol overhead").
+//  - A PCIe link at the root port of a host whose GPUs attach over PCIe carries at most
+//    host_staging of that rate again (link_capacity()): NCCL moves no GPU data peer-to-peer
+//    across a root port (P2P and GPUDirect RDMA stop at PCIe switches, NCCL's p2pLevel and
+//    netGdrLevel PATH_PXB, src/graph/paths.cc), so whatever crosses one is staged in host
+//    memory: NCCL's SHM transport between GPUs (the receiving GPU reads the sender's data out of
+//    host memory, shm.cc SHM_RECV_SIDE), the network proxy's bounce buffer with GPUDirect RDMA
+//    off.
 //  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second; a channel
 //    of NCCL's point-to-point kernel (ScheduleInfo::p2p: sendrecv, alltoall, gather, scatter)
 //    at most p2p_channel_bandwidth too, and one of NVLSTree at most nvls_tree_channel_bandwidth
@@ -73,6 +80,7 @@ struct ProtocolCost {
 struct CostParams {
   std::array<ProtocolCost, kProtocolCount> protocols{};
   std::array<double, kLinkKindCount> link_efficiency{1, 1, 1, 1, 1, 1, 1, 1};
+  double host_staging = 1.0;        // what a root port's PCIe links keep for host-staged data
   Bandwidth reduce_bandwidth;       // zero = reductions are free
   Bandwidth copy_bandwidth;         // zero = local copies are free
   Bandwidth nvls_bandwidth;         // the NVSwitch's reduction rate per GPU port; zero = free
@@ -90,6 +98,15 @@ struct CostParams {
   // (0: no cap): the protocol's cap, and the kernel's own where it has one.
   double channel_cap(Protocol p, ChannelKernel kernel) const;
 };
+
+// Whether link `l` is a PCIe link at the root port of a CPU that its GPUs reach over PCIe (not
+// NVLink or C2C, over which NCCL reaches a Grace's or a POWER9's NICs directly): everything NCCL
+// sends across it is staged in host memory.
+bool stages_in_host(const Topology& topo, LinkId l);
+// What link `l` carries, wire bytes per second: its bandwidth x its kind's efficiency, x
+// host_staging where it stages in host memory. The simulator's capacities and the closed forms'
+// hop rates both come from here.
+double link_capacity(const Topology& topo, LinkId l, const CostParams& costs);
 
 // The kernel a schedule's channels run (NCCL's point-to-point kernel, NVLSTree's split CTA, or
 // an ordinary collective's), for their cap.

@@ -90,8 +90,8 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
   channels_ = static_cast<int>(fold_.simulated.size());
   first_switch_stream_ = static_cast<std::uint32_t>(s.rank_count() * channels_);
   link_capacity_.reserve(topo.links().size());
-  for (const Link& l : topo.links()) {
-    link_capacity_.push_back(l.bandwidth.bytes_per_second() * costs.efficiency(l.kind));
+  for (std::size_t l = 0; l < topo.links().size(); ++l) {
+    link_capacity_.push_back(link_capacity(topo, LinkId{static_cast<std::int32_t>(l)}, costs));
   }
 }
 

@@ -19,6 +19,7 @@ std::vector<CostField> build_fields() {
   using K = CostField::Kind;
   std::vector<CostField> out;
   for (int k = 0; k < kLinkKinds; ++k) out.push_back({K::kLinkEfficiency, 0, 0, k});
+  out.push_back({K::kHostStaging});
   out.push_back({K::kReduceBandwidth});
   out.push_back({K::kCopyBandwidth});
   out.push_back({K::kNvlsBandwidth});
@@ -143,6 +144,8 @@ std::string CostField::path() const {
       return "host_launch";
     case Kind::kStepOverhead:
       return fmt::format("protocols.{}.step_overhead", p);
+    case Kind::kHostStaging:
+      return "host_staging";
   }
   return {};
 }
@@ -156,6 +159,7 @@ CostUnit CostField::unit() const {
       return CostUnit::kTime;
     case Kind::kEfficiency:
     case Kind::kLinkEfficiency:
+    case Kind::kHostStaging:
       return CostUnit::kFraction;
     default:
       return CostUnit::kRate;

@@ -6,6 +6,7 @@
 //   costs:
 //     link_efficiency:            # usable fraction of line rate, per link kind
 //       nvlink: 0.824             # nvlink nvswitch pcie smp ib roce ethernet c2c
+//     host_staging: 0.625         # what a root port's PCIe links keep for host-staged data
 //     reduce_bandwidth: 1.1TB/s   # γ = 1 / this; "free" for none
 //     copy_bandwidth: 1.6TB/s     # local copies; "free" for none
 //     nvls_bandwidth: 274GB/s     # NVSwitch reduction per GPU port (NVLS); "free" for none
@@ -56,6 +57,7 @@ struct CostField {
     kNvlsTreeChannelBandwidth,
     kHostLaunch,
     kStepOverhead,
+    kHostStaging,
   };
   Kind kind = Kind::kLaunch;
   int protocol = 0;  // index into kCostProtocols (protocol fields)
@@ -81,7 +83,8 @@ struct CostSetting {
 };
 using CostSettings = std::vector<CostSetting>;
 
-// Every field, in the order an overlay is written: link efficiencies, reduce, copy and NVLS
+// Every field, in the order an overlay is written: link efficiencies, host staging, reduce, copy
+// and NVLS
 // bandwidths, the p2p channel bandwidth, the host's launch, then per protocol launch,
 // efficiency, channel bandwidth and hop latencies.
 const std::vector<CostField>& cost_fields();

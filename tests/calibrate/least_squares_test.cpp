@@ -47,8 +47,8 @@ TEST(LeastSquares, FitsALineAndReportsSmallErrors) {
   EXPECT_LT(r.sigma[0], 0.02);
 }
 
-// Two parameters that only ever appear as their sum cannot both be fitted: one is held and named
-// as collinear with the other, and the sum still fits.
+// Two parameters that only ever appear as their sum cannot both be fitted: the second listed is
+// held and named as collinear with the first, and the sum still fits.
 TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
   LsqProblem p;
   p.residuals = [](const Eigen::VectorXd& x) {
@@ -61,11 +61,52 @@ TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
   p.upper = Eigen::Vector3d(10, 10, 10);
   p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
   const LsqResult r = robust_least_squares(p);
-  EXPECT_NE(r.free[0], r.free[1]);
-  const int held = r.free[0] ? 1 : 0;
-  EXPECT_EQ(r.collinear_with[held], 1 - held);
+  EXPECT_TRUE(r.free[0]);
+  EXPECT_FALSE(r.free[1]);
+  EXPECT_EQ(r.collinear_with[1], 0);
   EXPECT_NEAR(r.x[0] + r.x[1], 3, 1e-6);
   EXPECT_NEAR(r.x[2], 1, 1e-6);
+}
+
+// The same, but the order decides even when the held one's column is the larger (a factor of 3
+// between them): what the rows cannot tell apart is fitted under the name listed first.
+TEST(LeastSquares, OfTwoAlikeTheFirstListedIsFitted) {
+  LsqProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(5);
+    for (int t = 0; t < 5; ++t) r[t] = (x[0] + 3 * x[1]) + x[2] * t - (4 + t);
+    return r;
+  };
+  p.x0 = Eigen::Vector3d(1, 0, 0);
+  p.lower = Eigen::Vector3d(-10, -10, -10);
+  p.upper = Eigen::Vector3d(10, 10, 10);
+  p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
+  const LsqResult r = robust_least_squares(p);
+  EXPECT_TRUE(r.free[0]);
+  EXPECT_FALSE(r.free[1]);
+  EXPECT_NEAR(r.x[0], 4, 1e-6);
+  EXPECT_EQ(r.x[1], 0);
+}
+
+// A refit warm-started away from the prior (as calibration's holds do) leaves the parameter it
+// cannot fit at the prior, not where the warm start had it: the fitted values alone then give
+// the fit's residuals, which is what an overlay that lists only them relies on.
+TEST(LeastSquares, AParameterNotFittedHoldsItsPrior) {
+  LsqProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(5);
+    for (int t = 0; t < 5; ++t) r[t] = (x[0] + x[1]) + x[2] * t - (3 + t);
+    return r;
+  };
+  p.prior = Eigen::Vector3d(1, 1, 0);
+  p.x0 = Eigen::Vector3d(1, 5, 0);  // an earlier solution had moved the second
+  p.lower = Eigen::Vector3d(-10, -10, -10);
+  p.upper = Eigen::Vector3d(10, 10, 10);
+  p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
+  const LsqResult r = robust_least_squares(p);
+  ASSERT_FALSE(r.free[1]);
+  EXPECT_EQ(r.x[1], 1);
+  EXPECT_NEAR(r.x[0], 2, 1e-6);
 }
 
 // One wild outlier among 20 points barely moves a Huber fit; it would move a plain mean by 0.5.

@@ -25,6 +25,9 @@ const std::string kAllGather =
 // latency move its rows alike and neither is determined.
 const std::string kH100Ag = kData + "h100x4_1node_allgather_waynehacking8.txt";
 const std::string kH100Ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
+// Small messages on the same H100s, LL throughout: with them the H100 rows hold more than a fifth
+// of what determines the LL launch, beside pcie-2gpu's LL rows up to 128 KiB.
+const std::string kH100Small = kData + "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -107,10 +110,11 @@ TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
 
 // --shared-only, for a fit meant for a cluster none of whose rows it has: what one cluster's rows
 // alone determine (the PCIe hop latency, only pcie-2gpu has PCIe hops) is held at its prior and
-// says so; what both determine (the LL launch) is fitted. It needs --also.
+// says so; what both determine (the LL launch, with the H100s' small messages) is fitted. It
+// needs --also.
 TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
   const std::string overlay = ::testing::TempDir() + "shared.yaml";
-  const auto c = joint_fit(overlay, " --shared-only");
+  const auto c = joint_fit(overlay, " --also dgx-h100=" + kH100Small + " --shared-only");
   ASSERT_EQ(c.status, 0) << c.err;
   const std::string text = read_text(overlay);
   EXPECT_NE(text.find(" --shared-only"), std::string::npos) << "the command records it";
