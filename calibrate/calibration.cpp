@@ -406,6 +406,12 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
 
   LsqProblem p = joint_problem(sets, params);
   p.prior = p.x0;  // the holds below warm-start refits from the fit; unfitted values stay here
+  // Host staging before the efficiency of every PCIe link, where the rows cannot tell them apart
+  // (a PCIe box without P2P, whose root-port links bind): the slowness is the staging's.
+  p.priority.assign(params.size(), 1);
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    if (params[j].field.kind == CostField::Kind::kHostStaging) p.priority[j] = 0;
+  }
   LsqResult fit = robust_least_squares(p);
   const std::vector<std::pair<int, double>> unshared =
       hold_unshared_parameters(p, fit, params, cal.start, row_cluster,

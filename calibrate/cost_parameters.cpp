@@ -88,9 +88,9 @@ std::vector<CostParameter> cost_parameters_for(const Topology& topo,
     // it) keeps none; one that pays per step has it fitted.
     if (start.protocol(p).step_overhead > Time()) out.push_back({{K::kStepOverhead, pi}});
   }
-  // Host staging before the link kinds: on a PCIe box without P2P the root port's links are the
-  // bottleneck, where the two move the rows alike and the first one listed is the one fitted;
-  // host staging then takes the rows' slowness, not the efficiency of every PCIe link.
+  // Host staging: the root port's links of a host whose GPUs attach over PCIe. Where those links
+  // bind, it and link_efficiency.pcie move the rows alike, and the fit takes host staging
+  // (calibration.cpp, LsqProblem::priority).
   for (std::size_t l = 0; l < topo.links().size(); ++l) {
     if (stages_in_host(topo, LinkId{static_cast<std::int32_t>(l)})) {
       out.push_back({{K::kHostStaging}});

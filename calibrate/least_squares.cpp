@@ -54,12 +54,17 @@ namespace {
 // cannot tell apart columns far less alike than this (0.8 degrees).
 constexpr double kSameColumn = 1e-4;
 
+int priority_of(const LsqProblem& p, Eigen::Index j) {
+  return p.priority.empty() ? 0 : p.priority[static_cast<std::size_t>(j)];
+}
+
 // One pass: choose the free parameters at p.x0, then iterate.
 // The columns of the parameters the data determine: a rank-revealing QR of the column-scaled
 // Jacobian. Every other parameter with a non-zero column is marked collinear with the free one
 // its column is most parallel to. Sets out.free and out.collinear_with.
-std::vector<Eigen::Index> determined_parameters(const Eigen::MatrixXd& J, double tolerance,
+std::vector<Eigen::Index> determined_parameters(const LsqProblem& p, const Eigen::MatrixXd& J,
                                                 LsqResult& out) {
+  const double tolerance = p.rank_tolerance;
   const Eigen::Index m = J.rows(), n = J.cols();
   Eigen::MatrixXd scaled = J;
   for (Eigen::Index j = 0; j < n; ++j) {
@@ -75,10 +80,11 @@ std::vector<Eigen::Index> determined_parameters(const Eigen::MatrixXd& J, double
     if (r00 > 0 && std::abs(R(k, k)) > tolerance * r00) free.push_back(perm[k]);
   }
   // Of two parameters whose columns are the same (they move every row alike), the pivoting
-  // keeps whichever rounding favours; the one listed first is kept instead, so the caller's order
-  // says which of them the fit is reported under.
+  // keeps whichever rounding favours; the one of higher priority (LsqProblem::priority) is kept
+  // instead.
   for (Eigen::Index& f : free) {
-    for (Eigen::Index j = 0; j < f; ++j) {
+    for (Eigen::Index j = 0; j < n; ++j) {
+      if (priority_of(p, j) >= priority_of(p, f)) continue;
       const bool taken = std::find(free.begin(), free.end(), j) != free.end();
       if (!taken && std::abs(scaled.col(j).dot(scaled.col(f))) > 1 - kSameColumn) {
         f = j;
@@ -218,7 +224,7 @@ LsqResult one_pass(const LsqProblem& p, const Eigen::VectorXd& prior) {
     if (p.fixed.empty() || !p.fixed[static_cast<std::size_t>(j)]) candidates.push_back(j);
   }
   Eigen::MatrixXd J = pass.jacobian(out.x, r, candidates);
-  const std::vector<Eigen::Index> free = determined_parameters(J, p.rank_tolerance, out);
+  const std::vector<Eigen::Index> free = determined_parameters(p, J, out);
   bool moved = false;
   for (Eigen::Index j = 0; j < n; ++j) {
     if (!out.free[static_cast<std::size_t>(j)] && out.x[j] != prior[j]) {

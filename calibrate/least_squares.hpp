@@ -13,7 +13,8 @@
 // ColPivHouseholderQR, threshold `rank_tolerance`); the columns beyond its rank are left at x0 and
 // marked not free, and `collinear_with` names the free parameter each resembles most. A launch
 // overhead and a per-step latency measured at one rank count only ever appear as their sum, for
-// example, so only one of them is fitted: of two that move every row alike, the one listed first.
+// example, so only one of them is fitted: of two that move every row alike, the one of higher
+// LsqProblem::priority where they differ.
 // What can be determined depends on where the parameters
 // are (a channel cap that binds hides the link behind it), so the choice is made again at the
 // solution and the fit continues from there until the free set stops changing (at most 4 passes);
@@ -44,6 +45,9 @@ struct LsqProblem {
   Eigen::VectorXd upper;
   Eigen::VectorXd step;     // finite-difference step per parameter (> 0)
   std::vector<bool> fixed;  // parameters held at x0 (empty: none)
+  // Of two parameters that move every row alike, the one with the lower number here is fitted
+  // and the other held (empty, or equal numbers: whichever the pivoting picks).
+  std::vector<int> priority;
   int max_iterations = 30;
   double huber_k = 1.345;        // in units of the robust residual scale (95% efficiency)
   double min_scale = 1e-4;       // floor of the robust scale (residuals are log-times)

@@ -39,6 +39,14 @@ LOCO_JOBS=${LOCO_JOBS:-1}
 # has one value of each parameter for all of them, so an H100 table would set the A100 cap and
 # the other way round. Each class keeps its own architecture's caps instead.
 LOCO_FIX=${LOCO_FIX-protocols.*.channel_bandwidth}
+# Classes whose training tables the other classes' leave-one-class-out fits leave out: tables that
+# measured a setup rather than the hardware. a100-roce: the OCI RoCE table reached 71.6 GB/s
+# busbw across two nodes, and the later revision of the same page measured 222.9 GB/s on the same
+# two machines (NCCL 2.15.5, NCCL_IB_GID_INDEX=3, 4 QPs; tests/data/nccl-tests INDEX.md), while
+# both revisions' one-node runs agree; in the joint fits that table carried half of what set
+# LL128's efficiency and launch for every other class (docs/calibration.md, Known limits). The
+# class itself is still fitted and validated on it.
+LOCO_POOL_SKIP=${LOCO_POOL_SKIP-a100-roce}
 mkdir -p "$OUT"
 if [ -n "${LOCO_ONLY:-}" ]; then
   [ "${SKIP_CLASS_FITS:-0}" = 1 ] || { echo "LOCO_ONLY needs SKIP_CLASS_FITS=1" >&2; exit 1; }
@@ -138,6 +146,7 @@ loco_class() {
   local name=$1 primary="" args=() other f
   for other in "${CLASSES[@]}"; do
     [ "${FAMILY[$other]}" = "${FAMILY[$name]}" ] && continue
+    [[ " $LOCO_POOL_SKIP " == *" $other "* ]] && continue
     [[ " ${seen[*]:-} " == *" ${FAMILY[$other]} "* ]] && continue
     seen+=("${FAMILY[$other]}")
     for f in ${TRAIN[$other]}; do
@@ -193,5 +202,5 @@ done
 
 REPORT=docs/validation.md
 [ "$OUT" = docs/validation ] || REPORT=$OUT/validation.md
-python3 scripts/validation_report.py "$OUT" > "$REPORT"
+LOCO_POOL_SKIP=$LOCO_POOL_SKIP python3 scripts/validation_report.py "$OUT" > "$REPORT"
 echo "wrote $REPORT" >&2

@@ -86,6 +86,13 @@ def headline():
                    "channel's cap is one CTA's rate, which NCCL gives per GPU architecture, and "
                    "one value fitted across classes would give an H100 table's cap to an A100 "
                    "class.\n")
+    skipped = os.environ.get("LOCO_POOL_SKIP", "").split()
+    if skipped:
+        out.append("The other classes' leave-one-class-out fits leave out the training tables of " +
+                   ", ".join(skipped) + " (scripts/validation-report.sh, LOCO_POOL_SKIP): "
+                   "tables that measured a setup rather than the hardware, which a joint fit "
+                   "would pass on to every class (docs/calibration.md, *Known limits*); those "
+                   "classes are still fitted and validated on them.\n")
     shared_only, kept, unshared = loco_shared_only()
     if shared_only:
         out.append("Each leave-one-class-out fit is `--shared-only` (docs/calibration.md): a "

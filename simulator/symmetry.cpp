@@ -188,20 +188,7 @@ bool copies(const Schedule& s, const Topology& topo, const std::vector<int>& dev
     if (same_deps[row + j] != same_deps[row + k]) return false;
     peers.clear();
     for (int i = 0; i < g; ++i) {
-      auto x = s.source()->stream(a, j * g + i);
-      auto y = s.source()->stream(a, k * g + i);
-      if (x->size() != y->size()) return false;
-      for (; x->index() < x->size(); x->next(), y->next()) {
-        const Op& p = x->op();
-        const Op& q = y->op();
-        if (p.kind != q.kind || p.bytes != q.bytes || p.send_peer != q.send_peer ||
-            p.recv_peer != q.recv_peer) {
-          return false;
-        }
-        if (sends(p.kind) && std::find(peers.begin(), peers.end(), p.send_peer) == peers.end()) {
-          peers.push_back(p.send_peer);
-        }
-      }
+      if (!s.source()->same_shape(a, j * g + i, k * g + i, peers)) return false;
     }
     if (flow_j == flow_k) continue;
     for (std::int32_t peer : peers) {

@@ -96,6 +96,42 @@ std::unique_ptr<OpStream> GroupSource::stream(int rank, int channel) const {
   return std::make_unique<GroupStream>(*this, rank, channel);
 }
 
+bool GroupSource::same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const {
+  std::vector<Group> x, y;
+  groups(rank, a, x);
+  groups(rank, b, y);
+  // A group without ops yields nothing (GroupStream skips it).
+  const auto empty = [](const Group& g) { return g.size() == 0; };
+  std::erase_if(x, empty);
+  std::erase_if(y, empty);
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const Group& p = x[i];
+    const Group& q = y[i];
+    // Piece k of a template depends on its bytes, the piece and (when cut) the piece count.
+    if (p.ops.size() != q.ops.size() || p.pieces != q.pieces ||
+        (p.pieces > 1 && p.piece != q.piece)) {
+      return false;
+    }
+    for (std::size_t j = 0; j < p.ops.size(); ++j) {
+      const Op& s = p.ops[j];
+      const Op& t = q.ops[j];
+      if (s.kind != t.kind || s.bytes != t.bytes || s.send_peer != t.send_peer ||
+          s.recv_peer != t.recv_peer) {
+        return false;
+      }
+    }
+  }
+  for (const Group& g : x) {
+    for (const Op& o : g.ops) {
+      if (sends(o.kind) && std::find(peers.begin(), peers.end(), o.send_peer) == peers.end()) {
+        peers.push_back(o.send_peer);
+      }
+    }
+  }
+  return true;
+}
+
 std::uint64_t GroupSource::piece_bytes() const {
   const std::uint64_t slice = chunking_.chunk_bytes / static_cast<std::uint64_t>(chunking_.slices);
   return std::max(elem_, slice / elem_ * elem_);

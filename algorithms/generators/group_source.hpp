@@ -38,6 +38,8 @@ class GroupSource : public GeneratedSource {
   std::uint64_t op_count(int rank, int channel) const override;
   Op op(int rank, int channel, std::uint64_t index) const override;
   std::unique_ptr<OpStream> stream(int rank, int channel) const override;
+  // From the groups: the same templates (kind, bytes, peers) cut the same way give the same ops.
+  bool same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const override;
 
   // The groups of (rank, IR channel), appended to `out`.
   virtual void groups(int rank, int channel, std::vector<Group>& out) const = 0;

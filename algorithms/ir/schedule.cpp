@@ -1,5 +1,6 @@
 #include "algorithms/ir/schedule.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace collsim {
@@ -39,6 +40,28 @@ std::vector<Dependency> OpSource::dependencies(int /*rank*/) const { return {}; 
 
 std::unique_ptr<OpStream> OpSource::stream(int rank, int channel) const {
   return std::make_unique<IndexStream>(*this, rank, channel);
+}
+
+bool OpSource::same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const {
+  auto x = stream(rank, a);
+  auto y = stream(rank, b);
+  if (x->size() != y->size()) return false;
+  std::vector<std::int32_t> found;
+  for (; x->index() < x->size(); x->next(), y->next()) {
+    const Op& p = x->op();
+    const Op& q = y->op();
+    if (p.kind != q.kind || p.bytes != q.bytes || p.send_peer != q.send_peer ||
+        p.recv_peer != q.recv_peer) {
+      return false;
+    }
+    if (sends(p.kind) && std::find(found.begin(), found.end(), p.send_peer) == found.end()) {
+      found.push_back(p.send_peer);
+    }
+  }
+  for (std::int32_t p : found) {
+    if (std::find(peers.begin(), peers.end(), p) == peers.end()) peers.push_back(p);
+  }
+  return true;
 }
 
 Schedule::Schedule(ScheduleInfo info, std::shared_ptr<const OpSource> source)

@@ -161,6 +161,12 @@ class OpSource {
   // The schedule as a RingLattice (above), when it is one; it then has no dependencies.
   // Default: none.
   virtual std::optional<RingLattice> ring_lattice() const { return std::nullopt; }
+  // Whether streams (rank, a) and (rank, b) run the same ops in kind, bytes and peers, op for op
+  // (their buffers may differ); when they do, the send peers of (rank, a) not yet in `peers` are
+  // appended. What folding channels compares (simulator/symmetry.cpp). The default walks both
+  // streams; a source that can answer from its stream's structure overrides it, and may answer
+  // false only where the walk would.
+  virtual bool same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const;
 };
 
 class OpCursor {

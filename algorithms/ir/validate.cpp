@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -175,9 +176,18 @@ void check_writes(const Schedule& s, int rank, std::vector<Write> (&writes)[kBuf
 }
 
 void check_dependencies(const Schedule& s, int rank) {
+  // Each channel's op count once, when a dependency first names it: NVLSTree's switches have a
+  // dependency per piece, and a count can cost a rebuild of the stream's groups.
+  constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
+  std::vector<std::uint64_t> count(static_cast<std::size_t>(s.channel_count()), kUnknown);
+  const auto ops = [&](int c) {
+    std::uint64_t& n = count[static_cast<std::size_t>(c)];
+    if (n == kUnknown) n = s.op_count(rank, c);
+    return n;
+  };
   for (const Dependency& d : s.dependencies(rank)) {
     for (auto [c, i] : {std::pair{d.channel, d.op}, std::pair{d.after_channel, d.after_op}}) {
-      if (c < 0 || c >= s.channel_count() || i >= s.op_count(rank, c)) {
+      if (c < 0 || c >= s.channel_count() || i >= ops(c)) {
         throw ScheduleError(fmt::format(
             "bad dependency: rank {} channel {} op {} after channel {} op {} names a missing op",
             rank, d.channel, d.op, d.after_channel, d.after_op));

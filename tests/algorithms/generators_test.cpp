@@ -40,6 +40,47 @@ TEST(Generators, RandomAccessMatchesMaterializedForm) {
   }
 }
 
+// OpSource::same_shape, which channel folding asks, answers from a source's structure where it
+// overrides it (GroupSource: its groups' templates): always what walking both streams op by op
+// answers, and with the same send peers. Every algorithm and collective, every pair of channels of
+// every actor, with channels of equal and of unequal share (count 1000 over 3 or 4 channels).
+TEST(Generators, SameShapeAgreesWithTheWalk) {
+  int alike = 0, unlike = 0;
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (Collective c : a.collectives) {
+      for (int channels : {3, 4}) {
+        Request r;
+        r.algorithm = a.name;
+        r.collective = c;
+        r.count = 1000;
+        r.channels = channels;
+        r.chunk_bytes = 256;
+        r.comm = a.single_node ? Communicator::flat(4) : Communicator::grid(3, 2);
+        r.root = 1;
+        const Schedule s = plan(r);
+        const OpSource& src = *s.source();
+        for (int k = 0; k < s.actor_count(); ++k) {
+          for (int x = 0; x < s.channel_count(); ++x) {
+            for (int y = 0; y < s.channel_count(); ++y) {
+              std::vector<std::int32_t> fast{-7}, walk{-7};
+              const bool f = src.same_shape(k, x, y, fast);
+              const bool w = src.OpSource::same_shape(k, x, y, walk);
+              ASSERT_EQ(f, w) << a.name << " " << to_string(c) << " actor " << k << " channels "
+                              << x << ", " << y;
+              if (f) {
+                EXPECT_EQ(std::set(fast.begin(), fast.end()), std::set(walk.begin(), walk.end()));
+              }
+              (w ? alike : unlike) += 1;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(alike, 0);
+  EXPECT_GT(unlike, 0);
+}
+
 // Ring channels use different ring orders (odd channels reversed, rotations per node).
 TEST(Generators, RingChannelsUseDifferentOrders) {
   Request r;

@@ -47,8 +47,8 @@ TEST(LeastSquares, FitsALineAndReportsSmallErrors) {
   EXPECT_LT(r.sigma[0], 0.02);
 }
 
-// Two parameters that only ever appear as their sum cannot both be fitted: the second listed is
-// held and named as collinear with the first, and the sum still fits.
+// Two parameters that only ever appear as their sum cannot both be fitted: one is held and named
+// as collinear with the other, and the sum still fits.
 TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
   LsqProblem p;
   p.residuals = [](const Eigen::VectorXd& x) {
@@ -61,16 +61,16 @@ TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
   p.upper = Eigen::Vector3d(10, 10, 10);
   p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
   const LsqResult r = robust_least_squares(p);
-  EXPECT_TRUE(r.free[0]);
-  EXPECT_FALSE(r.free[1]);
-  EXPECT_EQ(r.collinear_with[1], 0);
+  EXPECT_NE(r.free[0], r.free[1]);
+  const int held = r.free[0] ? 1 : 0;
+  EXPECT_EQ(r.collinear_with[held], 1 - held);
   EXPECT_NEAR(r.x[0] + r.x[1], 3, 1e-6);
   EXPECT_NEAR(r.x[2], 1, 1e-6);
 }
 
-// The same, but the order decides even when the held one's column is the larger (a factor of 3
-// between them): what the rows cannot tell apart is fitted under the name listed first.
-TEST(LeastSquares, OfTwoAlikeTheFirstListedIsFitted) {
+// With a priority, the one of higher priority is fitted, whichever the pivoting would take (the
+// other's column is the larger, by a factor of 3, here).
+TEST(LeastSquares, OfTwoAlikeThePreferredIsFitted) {
   LsqProblem p;
   p.residuals = [](const Eigen::VectorXd& x) {
     Eigen::VectorXd r(5);
@@ -81,11 +81,18 @@ TEST(LeastSquares, OfTwoAlikeTheFirstListedIsFitted) {
   p.lower = Eigen::Vector3d(-10, -10, -10);
   p.upper = Eigen::Vector3d(10, 10, 10);
   p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
+  p.priority = {0, 1, 1};
   const LsqResult r = robust_least_squares(p);
   EXPECT_TRUE(r.free[0]);
   EXPECT_FALSE(r.free[1]);
   EXPECT_NEAR(r.x[0], 4, 1e-6);
   EXPECT_EQ(r.x[1], 0);
+  p.priority = {1, 0, 1};
+  const LsqResult q = robust_least_squares(p);
+  EXPECT_FALSE(q.free[0]);
+  EXPECT_TRUE(q.free[1]);
+  EXPECT_EQ(q.x[0], 1);
+  EXPECT_NEAR(q.x[1], 1, 1e-6);
 }
 
 // A refit warm-started away from the prior (as calibration's holds do) leaves the parameter it

@@ -49,6 +49,8 @@ const std::vector<Expected> kFiles = {
      8589934592, 16, 0, "", kNew, ""},
     {"a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G_ocitutorials.txt", kAR, 28, 64, 8589934592,
      16, 2, "", kNew, "NVIDIA A100-SXM4-40GB"},
+    {"a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G-nccl2.15.5_ocitutorials.txt", kAR, 1,
+     10737418240, 10737418240, 16, 2, "", kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt", kAR, 28, 64, 8589934592, 8, 1, "",
      kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x8_1node_sendrecv_li-plus-playground.txt", kSR, 4, 134217728, 1073741824, 8, 1, "", kNew,
