@@ -123,11 +123,7 @@ bool GroupSource::same_shape(int rank, int a, int b, std::vector<std::int32_t>& 
     }
   }
   for (const Group& g : x) {
-    for (const Op& o : g.ops) {
-      if (sends(o.kind) && std::find(peers.begin(), peers.end(), o.send_peer) == peers.end()) {
-        peers.push_back(o.send_peer);
-      }
-    }
+    for (const Op& o : g.ops) add_send_peer(o, peers);
   }
   return true;
 }

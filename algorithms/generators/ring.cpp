@@ -47,9 +47,12 @@ class RingSource final : public GeneratedSource {
   Op op(int rank, int channel, std::uint64_t index) const override {
     return phase(rank, channel).op(index);
   }
-  // Same ops as op(), without rebuilding the phase for each one.
+  // Same ops as op(), without rebuilding the phase for each one. The phase's `blocks` table
+  // lives in this source, which outlives its cursors (schedule.hpp).
   std::unique_ptr<OpStream> stream(int rank, int channel) const override {
-    return std::make_unique<RingPhaseStream>(phase(rank, channel));
+    RingPhase p = phase(rank, channel);
+    const std::uint64_t n = p.count();
+    return stream_by_index(n, [p](std::uint64_t i) { return p.op(i); });
   }
   // ReduceScatter and AllGather move one block of the channel's span per step, the same length
   // for every rank; AllReduce cuts a loop into n segments, all equal only when the channel's

@@ -71,7 +71,9 @@ class Ring2dSource final : public GeneratedSource {
   }
   // The same ops as op(), building the stream's phases once rather than once per op.
   std::unique_ptr<OpStream> stream(int rank, int c) const override {
-    return std::make_unique<Stream>(*this, phases(rank, c));
+    Phases p = phases(rank, c);
+    const std::uint64_t n = p.count();
+    return stream_by_index(n, [this, p](std::uint64_t i) mutable { return op_of(p, i); });
   }
 
  protected:
@@ -109,33 +111,6 @@ class Ring2dSource final : public GeneratedSource {
     }
     return p.last.op(i - p.repeats * b);
   }
-
-  class Stream final : public OpStream {
-   public:
-    Stream(const Ring2dSource& src, Phases p)
-        : src_(src),
-          p_(std::move(p)),
-          size_(p_.count()) {
-      load();
-    }
-    std::uint64_t size() const override { return size_; }
-    const Op& op() const override { return op_; }
-    std::uint64_t index() const override { return index_; }
-    void next() override {
-      ++index_;
-      load();
-    }
-
-   private:
-    void load() {
-      if (index_ < size_) op_ = src_.op_of(p_, index_);
-    }
-    const Ring2dSource& src_;
-    Phases p_;
-    std::uint64_t size_;
-    std::uint64_t index_ = 0;
-    Op op_;
-  };
 
   static int min_per_node(const Communicator& comm) {
     int m = comm.size();

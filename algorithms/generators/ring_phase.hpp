@@ -73,28 +73,5 @@ struct RingPhase {
   Op single_op() const;
 };
 
-// A cursor over one phase: keeps the RingPhase (built once per stream, not once per op) and
-// calls its op(i) directly. The phase's `blocks` table must outlive the cursor, as the source
-// that made it must outlive any cursor (schedule.hpp).
-class RingPhaseStream final : public OpStream {
- public:
-  explicit RingPhaseStream(const RingPhase& p) : phase_(p), size_(p.count()) { load(); }
-  std::uint64_t size() const override { return size_; }
-  const Op& op() const override { return op_; }
-  std::uint64_t index() const override { return index_; }
-  void next() override {
-    ++index_;
-    load();
-  }
-
- private:
-  void load() {
-    if (index_ < size_) op_ = phase_.op(index_);
-  }
-  RingPhase phase_;
-  std::uint64_t size_;
-  std::uint64_t index_ = 0;
-  Op op_;
-};
 
 }  // namespace collsim::detail

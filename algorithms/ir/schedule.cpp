@@ -5,48 +5,26 @@
 
 namespace collsim {
 
-namespace {
-
-// The default cursor: random access through OpSource::op().
-class IndexStream final : public OpStream {
- public:
-  IndexStream(const OpSource& source, int rank, int channel)
-      : source_(source), rank_(rank), channel_(channel), size_(source.op_count(rank, channel)) {
-    load();
-  }
-  std::uint64_t size() const override { return size_; }
-  const Op& op() const override { return op_; }
-  std::uint64_t index() const override { return index_; }
-  void next() override {
-    ++index_;
-    load();
-  }
-
- private:
-  void load() {
-    if (index_ < size_) op_ = source_.op(rank_, channel_, index_);
-  }
-  const OpSource& source_;
-  int rank_;
-  int channel_;
-  std::uint64_t size_;
-  std::uint64_t index_ = 0;
-  Op op_;
-};
-
-}  // namespace
 
 std::vector<Dependency> OpSource::dependencies(int /*rank*/) const { return {}; }
 
+// The default cursor: random access through op().
 std::unique_ptr<OpStream> OpSource::stream(int rank, int channel) const {
-  return std::make_unique<IndexStream>(*this, rank, channel);
+  return stream_by_index(op_count(rank, channel),
+                         [this, rank, channel](std::uint64_t i) { return op(rank, channel, i); });
+}
+
+void add_send_peer(const Op& op, std::vector<std::int32_t>& peers) {
+  if (sends(op.kind) && std::find(peers.begin(), peers.end(), op.send_peer) == peers.end()) {
+    peers.push_back(op.send_peer);
+  }
 }
 
 bool OpSource::same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const {
   auto x = stream(rank, a);
   auto y = stream(rank, b);
   if (x->size() != y->size()) return false;
-  std::vector<std::int32_t> found;
+  std::vector<std::int32_t> found;  // into `peers` only if the streams match
   for (; x->index() < x->size(); x->next(), y->next()) {
     const Op& p = x->op();
     const Op& q = y->op();
@@ -54,9 +32,7 @@ bool OpSource::same_shape(int rank, int a, int b, std::vector<std::int32_t>& pee
         p.recv_peer != q.recv_peer) {
       return false;
     }
-    if (sends(p.kind) && std::find(found.begin(), found.end(), p.send_peer) == found.end()) {
-      found.push_back(p.send_peer);
-    }
+    add_send_peer(p, found);
   }
   for (std::int32_t p : found) {
     if (std::find(peers.begin(), peers.end(), p) == peers.end()) peers.push_back(p);

@@ -103,6 +103,39 @@ class OpStream {
   virtual void next() = 0;
 };
 
+// A cursor over ops that `at(i)` computes one at a time, i < `size`: the form every generated
+// source's stream takes once its per-stream state (a phase, a table) is built, `at` holding
+// that state (a mutable callable may update it as it goes).
+template <class At>
+class IndexedStream final : public OpStream {
+ public:
+  IndexedStream(std::uint64_t size, At at) : at_(std::move(at)), size_(size) { load(); }
+  std::uint64_t size() const override { return size_; }
+  const Op& op() const override { return op_; }
+  std::uint64_t index() const override { return index_; }
+  void next() override {
+    ++index_;
+    load();
+  }
+
+ private:
+  void load() {
+    if (index_ < size_) op_ = at_(index_);
+  }
+  At at_;
+  std::uint64_t size_;
+  std::uint64_t index_ = 0;
+  Op op_;
+};
+
+template <class At>
+std::unique_ptr<OpStream> stream_by_index(std::uint64_t size, At at) {
+  return std::make_unique<IndexedStream<At>>(size, std::move(at));
+}
+
+// Appends `op`'s send peer to `peers` if it sends and the peer is not there yet.
+void add_send_peer(const Op& op, std::vector<std::int32_t>& peers);
+
 // A ring AllReduce in which every op moves at most one FIFO piece: one loop over the channel's
 // span, cut into `n` segments of `segment` elements (the last shorter, those past the span
 // empty), each step into `slices` ops (NCCL's slices; RingPhase, ring_phase.hpp). The ops of the

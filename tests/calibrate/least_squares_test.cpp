@@ -47,19 +47,26 @@ TEST(LeastSquares, FitsALineAndReportsSmallErrors) {
   EXPECT_LT(r.sigma[0], 0.02);
 }
 
-// Two parameters that only ever appear as their sum cannot both be fitted: one is held and named
-// as collinear with the other, and the sum still fits.
-TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
+// y = x0 + w x1 + x2 t = target + t at t = 0..4, starting from `x0`: x0 and x1 only ever appear
+// together, as x0 + w x1, so no row tells them apart.
+LsqProblem two_alike(double w, double target, const Eigen::Vector3d& x0) {
   LsqProblem p;
-  p.residuals = [](const Eigen::VectorXd& x) {
+  p.residuals = [w, target](const Eigen::VectorXd& x) {
     Eigen::VectorXd r(5);
-    for (int t = 0; t < 5; ++t) r[t] = (x[0] + x[1]) + x[2] * t - (3 + t);
+    for (int t = 0; t < 5; ++t) r[t] = (x[0] + w * x[1]) + x[2] * t - (target + t);
     return r;
   };
-  p.x0 = Eigen::Vector3d(1, 1, 0);
+  p.x0 = x0;
   p.lower = Eigen::Vector3d(-10, -10, -10);
   p.upper = Eigen::Vector3d(10, 10, 10);
   p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
+  return p;
+}
+
+// Two parameters that only ever appear as their sum cannot both be fitted: one is held and named
+// as collinear with the other, and the sum still fits.
+TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
+  const LsqProblem p = two_alike(1, 3, Eigen::Vector3d(1, 1, 0));
   const LsqResult r = robust_least_squares(p);
   EXPECT_NE(r.free[0], r.free[1]);
   const int held = r.free[0] ? 1 : 0;
@@ -71,16 +78,7 @@ TEST(LeastSquares, CollinearParametersAreNotBothFitted) {
 // With a priority, the one of higher priority is fitted, whichever the pivoting would take (the
 // other's column is the larger, by a factor of 3, here).
 TEST(LeastSquares, OfTwoAlikeThePreferredIsFitted) {
-  LsqProblem p;
-  p.residuals = [](const Eigen::VectorXd& x) {
-    Eigen::VectorXd r(5);
-    for (int t = 0; t < 5; ++t) r[t] = (x[0] + 3 * x[1]) + x[2] * t - (4 + t);
-    return r;
-  };
-  p.x0 = Eigen::Vector3d(1, 0, 0);
-  p.lower = Eigen::Vector3d(-10, -10, -10);
-  p.upper = Eigen::Vector3d(10, 10, 10);
-  p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
+  LsqProblem p = two_alike(3, 4, Eigen::Vector3d(1, 0, 0));
   p.priority = {0, 1, 1};
   const LsqResult r = robust_least_squares(p);
   EXPECT_TRUE(r.free[0]);
@@ -99,17 +97,8 @@ TEST(LeastSquares, OfTwoAlikeThePreferredIsFitted) {
 // cannot fit at the prior, not where the warm start had it: the fitted values alone then give
 // the fit's residuals, which is what an overlay that lists only them relies on.
 TEST(LeastSquares, AParameterNotFittedHoldsItsPrior) {
-  LsqProblem p;
-  p.residuals = [](const Eigen::VectorXd& x) {
-    Eigen::VectorXd r(5);
-    for (int t = 0; t < 5; ++t) r[t] = (x[0] + x[1]) + x[2] * t - (3 + t);
-    return r;
-  };
+  LsqProblem p = two_alike(1, 3, Eigen::Vector3d(1, 5, 0));  // an earlier solution moved x1
   p.prior = Eigen::Vector3d(1, 1, 0);
-  p.x0 = Eigen::Vector3d(1, 5, 0);  // an earlier solution had moved the second
-  p.lower = Eigen::Vector3d(-10, -10, -10);
-  p.upper = Eigen::Vector3d(10, 10, 10);
-  p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
   const LsqResult r = robust_least_squares(p);
   ASSERT_FALSE(r.free[1]);
   EXPECT_EQ(r.x[1], 1);
