@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <exception>
+#include <limits>
 #include <mutex>
+#include <numeric>
 
 #include "predict/parallel.hpp"
 #include "topology/error.hpp"
@@ -139,10 +141,46 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
   for (const Candidate& c : candidates_) {
     if (!(c == chosen.candidate)) others.push_back(c);
   }
+  // Likeliest winners first, by the closed forms (microseconds each; they only order the work
+  // and prune nothing): each simulation gives up once it passes the fastest time known when it
+  // starts, NCCL's pick's or a finished alternative's, so an early winner shortens the rest.
+  // The winner itself never passes that bound, so the answer does not depend on the order or
+  // on the threads.
+  std::vector<double> guess(others.size(), std::numeric_limits<double>::infinity());
+  if (s_.model != Model::kClosedForm) {
+    PredictOptions o;
+    o.nccl = nccl();
+    for (std::size_t j = 0; j < others.size(); ++j) {
+      try {
+        if (const auto p =
+                predict(request(others[j], count), s_.topo, s_.costs, Model::kClosedForm, o)) {
+          guess[j] = p->time.us();
+        }
+      } catch (const std::exception&) {  // no closed form for it: tried last
+      }
+    }
+  }
+  std::vector<std::size_t> order(others.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return guess[a] < guess[b]; });
   std::vector<std::optional<Prediction>> evals(others.size());
-  parallel_for(others.size(), [&](std::size_t j) {
-    evals[j] = evaluate(others[j], count, nullptr, chosen.eval.time);
+  std::mutex mutex;
+  Time bound = chosen.eval.time;
+  parallel_for(order.size(), [&](std::size_t k) {
+    const std::size_t j = order[k];
+    Time faster_than;
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      faster_than = bound;
+    }
+    std::optional<Prediction> e = evaluate(others[j], count, nullptr, faster_than);
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (e && e->time < bound) bound = e->time;
+    evals[j] = std::move(e);
   });
+  // The fastest, and of equal times the first in candidate order; a run that gave up at a
+  // bound another alternative set is slower than that one.
   std::optional<std::size_t> best;
   for (std::size_t j = 0; j < evals.size(); ++j) {
     if (evals[j] && (!best || evals[j]->time < evals[*best]->time)) best = j;
@@ -155,9 +193,9 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
   const double gain = 100 * (1 - alt.eval.time.us() / chosen.eval.time.us());
   const std::optional<NcclAlgo> nccl = nccl_algo_of(alt.candidate.algorithm);
   // NCCL's algorithm, but one its enable rules rule out here (PAT with several GPUs a node).
-  const bool enabled = nccl && nccl_ &&
-                       nccl_->time_us(s_.request.collective, *nccl, alt.candidate.protocol,
-                                      size_of(count));
+  const bool enabled =
+      nccl && nccl_ &&
+      nccl_->time_us(s_.request.collective, *nccl, alt.candidate.protocol, size_of(count));
   std::string how;
   if (enabled) {
     how = fmt::format("NCCL can run it with NCCL_ALGO={} NCCL_PROTO={}", to_string(*nccl),
@@ -166,12 +204,12 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
     how = fmt::format("NCCL does not run {}/{} on this cluster", to_string(*nccl),
                       nccl_protocol_name(alt.candidate.protocol));
   } else {
-    how = fmt::format("NCCL cannot run it ({} is collsim's own algorithm)",
-                      alt.candidate.algorithm);
+    how =
+        fmt::format("NCCL cannot run it ({} is collsim's own algorithm)", alt.candidate.algorithm);
   }
-  alt.note = fmt::format("{} is {:.1f}% faster by --model {} ({:.3f} us); {}",
-                         to_string(alt.candidate), gain, to_string(s_.model), alt.eval.time.us(),
-                         how);
+  alt.note =
+      fmt::format("{} is {:.1f}% faster by --model {} ({:.3f} us); {}", to_string(alt.candidate),
+                  gain, to_string(s_.model), alt.eval.time.us(), how);
   return alt;
 }
 
