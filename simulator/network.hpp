@@ -43,7 +43,7 @@ inline Time wire_time(double bytes, double rate) {
   if (ps >= static_cast<long double>(std::numeric_limits<std::int64_t>::max() / 2)) {
     return Time::from_ps(std::numeric_limits<std::int64_t>::max() / 2);
   }
-  return Time::from_ps(static_cast<std::int64_t>(std::ceil(ps)));
+  return Time::from_ps(ceil_to_int64(ps));
 }
 
 // Contention-free α-β: every transfer streams at its share of its route's bottleneck rate.

@@ -28,7 +28,7 @@ Time transfer_time(Bytes b, Bandwidth bw) {
   if (psec >= static_cast<long double>(std::numeric_limits<std::int64_t>::max())) {
     detail::throw_time_range("a transfer time");
   }
-  return Time::from_ps(static_cast<std::int64_t>(std::ceil(psec)));
+  return Time::from_ps(ceil_to_int64(psec));
 }
 
 namespace {

@@ -15,6 +15,7 @@
 // prefixes (KiB, MiB, GiB) and nccl-tests' bare K/M/G size suffixes are powers of 1024.
 #pragma once
 
+#include <cmath>
 #include <compare>
 #include <cstdint>
 #include <stdexcept>
@@ -96,7 +97,10 @@ class Bytes {
 
   constexpr Bytes operator+(Bytes o) const { return Bytes(n_ + o.n_); }
   constexpr Bytes operator-(Bytes o) const { return Bytes(n_ - o.n_); }
-  constexpr Bytes& operator+=(Bytes o) { n_ += o.n_; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    n_ += o.n_;
+    return *this;
+  }
   constexpr Bytes operator*(std::uint64_t k) const { return Bytes(n_ * k); }
   constexpr Bytes operator/(std::uint64_t k) const { return Bytes(n_ / k); }
   constexpr auto operator<=>(const Bytes&) const = default;
@@ -131,6 +135,15 @@ class Bandwidth {
 
 constexpr Bandwidth GBps(double v) { return Bandwidth::bytes_per_second(v * 1e9); }
 constexpr Bandwidth Gbps(double v) { return Bandwidth::bytes_per_second(v * 1e9 / 8); }
+
+// ceil(ps) as an integer, for 0 <= ps < 2^63 - 1: exactly static_cast<std::int64_t>(std::ceil(ps)),
+// without that expression's two switches of the x87 rounding mode (each stalls the pipeline; in
+// the max-min engine's re-timing they were most of its cost). std::llrint rounds to nearest, and
+// every integer below 2^64 is a long double, so the rounded value compares exactly.
+inline std::int64_t ceil_to_int64(long double ps) {
+  const long long nearest = std::llrint(ps);
+  return static_cast<long double>(nearest) < ps ? nearest + 1 : nearest;
+}
 
 // Time to stream `b` at rate `bw`, rounded up to the next picosecond so that a non-empty transfer
 // never takes zero time. Requires bw > 0. TimeRangeError beyond Time's range.

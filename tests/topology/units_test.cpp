@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -53,14 +56,36 @@ TEST(Units, ParsesTime) {
   EXPECT_THROW(parse_time("3 fortnights"), UnitError);
 }
 
+// ceil_to_int64 is std::ceil's integer to the unit, without switching the rounding mode: at
+// integers, a hair on either side of them and of halves, across the whole range of picoseconds
+// collsim represents, and on the quotients the engine forms (bytes x 1e12 / rate).
+TEST(Units, CeilToInt64IsCeil) {
+  const auto expect_ceil = [](long double x) {
+    EXPECT_EQ(ceil_to_int64(x), static_cast<std::int64_t>(std::ceil(x))) << static_cast<double>(x);
+  };
+  for (long double base = 1; base < 4.0e18L; base *= 3) {
+    for (long double at : {std::floor(base), std::floor(base) + 0.5L}) {
+      expect_ceil(at);
+      expect_ceil(std::nextafter(at, 0.0L));
+      expect_ceil(std::nextafter(at, 1e19L));
+    }
+  }
+  expect_ceil(0.0L);
+  expect_ceil(std::nextafter(0.0L, 1.0L));
+  for (std::uint64_t bytes = 1; bytes < (1ull << 40); bytes = bytes * 7 + 3) {
+    for (double rate : {25e9, 46.875e9, 3.3e11, 1.0e6 / 3}) {
+      expect_ceil(static_cast<long double>(bytes) * 1e12L / static_cast<long double>(rate));
+    }
+  }
+}
+
 TEST(Units, TransferTimeRoundsUpAndNeverOverflows) {
   // 1 MiB at 50 GB/s = 1048576 / 50e9 s = 20.97152 us exactly.
   EXPECT_EQ(transfer_time(MiB(1), Gbps(400)).ps(), 20971520);
   // 1 byte at 3 B/s = 333333333333.33 ps -> rounded up.
   EXPECT_EQ(transfer_time(B(1), Bandwidth::bytes_per_second(3)).ps(), 333333333334);
   // 2^40 bytes at 1 Mbps = 8.8e6 s = 8.8e18 ps, still below INT64_MAX (9.22e18).
-  EXPECT_EQ(transfer_time(Bytes(1ull << 40), parse_bandwidth("1Mbps")).ps(),
-            8796093022208000000);
+  EXPECT_EQ(transfer_time(Bytes(1ull << 40), parse_bandwidth("1Mbps")).ps(), 8796093022208000000);
   EXPECT_THROW(transfer_time(Bytes(1ull << 50), parse_bandwidth("1bps")), TimeRangeError);
 }
 
