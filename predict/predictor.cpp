@@ -193,9 +193,9 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
   const double gain = 100 * (1 - alt.eval.time.us() / chosen.eval.time.us());
   const std::optional<NcclAlgo> nccl = nccl_algo_of(alt.candidate.algorithm);
   // NCCL's algorithm, but one its enable rules rule out here (PAT with several GPUs a node).
-  const bool enabled =
-      nccl && nccl_ &&
-      nccl_->time_us(s_.request.collective, *nccl, alt.candidate.protocol, size_of(count));
+  const bool enabled = nccl && nccl_ &&
+                       nccl_->time_us(s_.request.collective, *nccl, alt.candidate.protocol,
+                                      size_of(count));
   std::string how;
   if (enabled) {
     how = fmt::format("NCCL can run it with NCCL_ALGO={} NCCL_PROTO={}", to_string(*nccl),
@@ -204,12 +204,12 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
     how = fmt::format("NCCL does not run {}/{} on this cluster", to_string(*nccl),
                       nccl_protocol_name(alt.candidate.protocol));
   } else {
-    how =
-        fmt::format("NCCL cannot run it ({} is collsim's own algorithm)", alt.candidate.algorithm);
+    how = fmt::format("NCCL cannot run it ({} is collsim's own algorithm)",
+                      alt.candidate.algorithm);
   }
-  alt.note =
-      fmt::format("{} is {:.1f}% faster by --model {} ({:.3f} us); {}", to_string(alt.candidate),
-                  gain, to_string(s_.model), alt.eval.time.us(), how);
+  alt.note = fmt::format("{} is {:.1f}% faster by --model {} ({:.3f} us); {}",
+                         to_string(alt.candidate), gain, to_string(s_.model), alt.eval.time.us(),
+                         how);
   return alt;
 }
 

@@ -97,10 +97,7 @@ class Bytes {
 
   constexpr Bytes operator+(Bytes o) const { return Bytes(n_ + o.n_); }
   constexpr Bytes operator-(Bytes o) const { return Bytes(n_ - o.n_); }
-  constexpr Bytes& operator+=(Bytes o) {
-    n_ += o.n_;
-    return *this;
-  }
+  constexpr Bytes& operator+=(Bytes o) { n_ += o.n_; return *this; }
   constexpr Bytes operator*(std::uint64_t k) const { return Bytes(n_ * k); }
   constexpr Bytes operator/(std::uint64_t k) const { return Bytes(n_ / k); }
   constexpr auto operator<=>(const Bytes&) const = default;
@@ -137,9 +134,9 @@ constexpr Bandwidth GBps(double v) { return Bandwidth::bytes_per_second(v * 1e9)
 constexpr Bandwidth Gbps(double v) { return Bandwidth::bytes_per_second(v * 1e9 / 8); }
 
 // ceil(ps) as an integer, for 0 <= ps < 2^63 - 1: exactly static_cast<std::int64_t>(std::ceil(ps)),
-// without that expression's two switches of the x87 rounding mode (each stalls the pipeline; in
-// the max-min engine's re-timing they were most of its cost). std::llrint rounds to nearest, and
-// every integer below 2^64 is a long double, so the rounded value compares exactly.
+// without that expression's two switches of the x87 rounding mode, each a pipeline stall (the
+// max-min engine re-times a flow class with it on every rate change). std::llrint rounds to
+// nearest, and every integer below 2^64 is a long double, so the rounded value compares exactly.
 inline std::int64_t ceil_to_int64(long double ps) {
   const long long nearest = std::llrint(ps);
   return static_cast<long double>(nearest) < ps ? nearest + 1 : nearest;

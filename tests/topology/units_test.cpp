@@ -63,7 +63,7 @@ TEST(Units, CeilToInt64IsCeil) {
   const auto expect_ceil = [](long double x) {
     EXPECT_EQ(ceil_to_int64(x), static_cast<std::int64_t>(std::ceil(x))) << static_cast<double>(x);
   };
-  for (long double base = 1; base < 4.0e18L; base *= 3) {
+  for (long double base = 1; base < 9.0e18L; base *= 3) {
     for (long double at : {std::floor(base), std::floor(base) + 0.5L}) {
       expect_ceil(at);
       expect_ceil(std::nextafter(at, 0.0L));
@@ -85,7 +85,8 @@ TEST(Units, TransferTimeRoundsUpAndNeverOverflows) {
   // 1 byte at 3 B/s = 333333333333.33 ps -> rounded up.
   EXPECT_EQ(transfer_time(B(1), Bandwidth::bytes_per_second(3)).ps(), 333333333334);
   // 2^40 bytes at 1 Mbps = 8.8e6 s = 8.8e18 ps, still below INT64_MAX (9.22e18).
-  EXPECT_EQ(transfer_time(Bytes(1ull << 40), parse_bandwidth("1Mbps")).ps(), 8796093022208000000);
+  EXPECT_EQ(transfer_time(Bytes(1ull << 40), parse_bandwidth("1Mbps")).ps(),
+            8796093022208000000);
   EXPECT_THROW(transfer_time(Bytes(1ull << 50), parse_bandwidth("1bps")), TimeRangeError);
 }
 
