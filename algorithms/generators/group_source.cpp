@@ -113,14 +113,7 @@ bool GroupSource::same_shape(int rank, int a, int b, std::vector<std::int32_t>& 
         (p.pieces > 1 && p.piece != q.piece)) {
       return false;
     }
-    for (std::size_t j = 0; j < p.ops.size(); ++j) {
-      const Op& s = p.ops[j];
-      const Op& t = q.ops[j];
-      if (s.kind != t.kind || s.bytes != t.bytes || s.send_peer != t.send_peer ||
-          s.recv_peer != t.recv_peer) {
-        return false;
-      }
-    }
+    if (!std::equal(p.ops.begin(), p.ops.end(), q.ops.begin(), same_op_shape)) return false;
   }
   for (const Group& g : x) {
     for (const Op& o : g.ops) add_send_peer(o, peers);

@@ -20,22 +20,22 @@ void add_send_peer(const Op& op, std::vector<std::int32_t>& peers) {
   }
 }
 
+bool same_op_shape(const Op& a, const Op& b) {
+  return a.kind == b.kind && a.bytes == b.bytes && a.send_peer == b.send_peer &&
+         a.recv_peer == b.recv_peer;
+}
+
 bool OpSource::same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const {
   auto x = stream(rank, a);
   auto y = stream(rank, b);
   if (x->size() != y->size()) return false;
-  std::vector<std::int32_t> found;  // into `peers` only if the streams match
+  const std::size_t before = peers.size();  // what `peers` keeps if the streams differ
   for (; x->index() < x->size(); x->next(), y->next()) {
-    const Op& p = x->op();
-    const Op& q = y->op();
-    if (p.kind != q.kind || p.bytes != q.bytes || p.send_peer != q.send_peer ||
-        p.recv_peer != q.recv_peer) {
+    if (!same_op_shape(x->op(), y->op())) {
+      peers.resize(before);
       return false;
     }
-    add_send_peer(p, found);
-  }
-  for (std::int32_t p : found) {
-    if (std::find(peers.begin(), peers.end(), p) == peers.end()) peers.push_back(p);
+    add_send_peer(x->op(), peers);
   }
   return true;
 }

@@ -136,6 +136,10 @@ std::unique_ptr<OpStream> stream_by_index(std::uint64_t size, At at) {
 // Appends `op`'s send peer to `peers` if it sends and the peer is not there yet.
 void add_send_peer(const Op& op, std::vector<std::int32_t>& peers);
 
+// Whether two ops are alike in kind, bytes and peers (their buffers may differ): what
+// OpSource::same_shape compares, op for op.
+bool same_op_shape(const Op& a, const Op& b);
+
 // A ring AllReduce in which every op moves at most one FIFO piece: one loop over the channel's
 // span, cut into `n` segments of `segment` elements (the last shorter, those past the span
 // empty), each step into `slices` ops (NCCL's slices; RingPhase, ring_phase.hpp). The ops of the
