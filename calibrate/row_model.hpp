@@ -13,8 +13,10 @@
 //    NCCL's choice, which is then made among what is left, as NCCL makes it;
 //  - otherwise NCCL's automatic choice (algorithms/models/selection.hpp, NCCL's tuning model for
 //    the file's NCCL version: the constant set collsim carries nearest to it, 2.22 below 2.27,
-//    else 2.30). When NCCL would run an algorithm collsim does not simulate (CollNet), the best
-//    simulable one by NCCL's model stands in and the case says so (`substituted`).
+//    else 2.30). When NCCL would run an algorithm collsim does not simulate, the best simulable
+//    one by NCCL's model stands in and the case says so (`substituted`); since CollNet is
+//    simulated (where the config has network.sharp, the only place NCCL's model picks it) no
+//    NCCL algorithm is left out.
 // Channels: NCCL's runtime channel count on this cluster, bounded by NCCL_MIN/MAX_NCHANNELS and
 // NCCL_MIN/MAX_CTAS where the file sets them; collsim's CSV gives its own.
 // The host: nccl-tests' "nGpus" (GPUs one thread drives) and "graph:" from the header, 1 and no

@@ -149,12 +149,45 @@ bool simulates(Model m) { return m == Model::kMaxMin || m == Model::kContentionF
 
 namespace {
 
+bool reaches_nvswitch(const Request& r, const Topology& topo) {
+  for (LinkId l : topo.out_links(topo.gpu_of(Rank{r.comm.gpu(0)}))) {
+    if (topo.device(topo.link(l).dst).kind == DeviceKind::kNvSwitch) return true;
+  }
+  return false;
+}
+
+// Why the cluster cannot run CollNet: it needs several nodes, switches that reduce with NCCL's
+// CollNet enabled (network.sharp), and for CollNetDirect NVSwitch nodes (NCCL disables it
+// without one, `src/graph/tuning.cc`).
+std::string cannot_run_collnet(const AlgorithmInfo& a, const Request& r, const Topology& topo) {
+  if (r.comm.node_count() < 2) {
+    return fmt::format(
+        "algorithm \"{}\" reduces across nodes in the network's switches, and this communicator "
+        "is one node",
+        a.name);
+  }
+  if (!topo.sharp()) {
+    return fmt::format(
+        "algorithm \"{}\" needs switches that reduce (InfiniBand SHARP) with NCCL's CollNet "
+        "enabled; {} says network.sharp: false",
+        a.name, topo.name());
+  }
+  if (a.family == Family::kCollNetDirect && !reaches_nvswitch(r, topo)) {
+    return fmt::format("algorithm \"{}\" needs NVSwitch nodes (NCCL disables it without one); {} "
+                       "has none",
+                       a.name, topo.name());
+  }
+  return "";
+}
+
 // Why the cluster cannot run `r`'s algorithm ("" when it can): the NVLS family (Family::kNvls)
 // needs NVSwitches that reduce (sm90+ GPUs on NVSwitch); NVLS alone (AlgorithmInfo::single_node)
 // one node, NVLSTree several (NCCL turns it off on one node; its schedule still runs there, as
 // the backends' contract tests check).
 std::string cannot_run(const Request& r, const Topology& topo) {
   const AlgorithmInfo& a = find_algorithm(r.algorithm);
+  const bool collnet = a.family == Family::kCollNetDirect || a.family == Family::kCollNetChain;
+  if (collnet) return cannot_run_collnet(a, r, topo);
   if (a.family != Family::kNvls && !a.single_node) return "";
   if (!a.single_node && r.comm.node_count() == 1) {
     return fmt::format(
@@ -168,11 +201,7 @@ std::string cannot_run(const Request& r, const Topology& topo) {
         "nodes",
         a.name, r.comm.node_count());
   }
-  bool nvswitch = false;
-  for (LinkId l : topo.out_links(topo.gpu_of(Rank{r.comm.gpu(0)}))) {
-    nvswitch = nvswitch || topo.device(topo.link(l).dst).kind == DeviceKind::kNvSwitch;
-  }
-  if (!nvswitch || topo.gpu_model().sm < 90) {
+  if (!reaches_nvswitch(r, topo) || topo.gpu_model().sm < 90) {
     return fmt::format(
         "algorithm \"{}\" needs an NVSwitch that reduces (third generation or later, sm90+ "
         "GPUs); {} has none",

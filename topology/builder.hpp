@@ -33,6 +33,7 @@ class TopologyBuilder {
   void set_network_kind(NetworkKind kind) { topo_.network_kind_ = kind; }
   void set_pxn(bool on) { topo_.pxn_ = on; }
   void set_gdr(bool on) { topo_.gdr_ = on; }
+  void set_sharp(bool on) { topo_.sharp_ = on; }
   void set_routing(Routing r) { topo_.routing_ = r; }
   void set_fabric(std::string description) { topo_.fabric_ = std::move(description); }
   // Appends a `costs:` layer (the config's own first, then overlays; `file` names an overlay).

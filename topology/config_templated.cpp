@@ -50,6 +50,7 @@ struct NetworkSpec {
   Routing routing = Routing::kDmodK;
   bool pxn = false;
   bool gdr = true;
+  bool sharp = false;
   Time latency;
   int nodes_per_leaf = 0;
   int spines = 0;  // per pod in a three-tier fabric (its aggregation switches)
@@ -207,7 +208,7 @@ NodeSpec parse_node(const ConfigNode& c) {
 
 NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) {
   c.allow_keys({"topology", "latency", "nodes_per_leaf", "spines", "oversubscription", "pxn", "gdr",
-                "radix", "routing"});
+                "sharp", "radix", "routing"});
   NetworkSpec n;
   const std::string kind =
       c.at("topology")
@@ -224,6 +225,15 @@ NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) 
   }
   // GPUDirect RDMA: on unless the config says the NICs cannot reach GPU memory (route.cpp rule 5).
   if (auto gdr = c.get("gdr")) n.gdr = gdr->as_bool();
+  // SHARP: the InfiniBand switches reduce (Quantum and later), and NCCL runs CollNet over them
+  // (NCCL_COLLNET_ENABLE=1 with the SHARP plugin; Topology::sharp()).
+  if (auto sharp = c.get("sharp")) {
+    n.sharp = sharp->as_bool();
+    if (n.sharp && node.nic_kind != LinkKind::kIb) {
+      sharp->fail(fmt::format("SHARP runs in InfiniBand switches; node.nics.kind is {}",
+                              to_string(node.nic_kind)));
+    }
+  }
   if (n.kind == NetworkKind::kSingleSwitch) {
     // NICs plug into the one switch; the NIC links' latency covers the whole path.
     for (const char* key :
@@ -364,6 +374,7 @@ void build_network(TopologyBuilder& b, int nodes, const NodeSpec& s, const Netwo
   b.set_routing(net.routing);
   b.set_pxn(net.pxn);
   b.set_gdr(net.gdr);
+  b.set_sharp(net.sharp);
   auto nic = [&](int node, int i) { return nics[static_cast<std::size_t>(node) * s.nics + i]; };
   if (net.kind == NetworkKind::kSingleSwitch) {
     const DeviceId sw = b.add_device(DeviceKind::kSwitch, "switch0", -1);

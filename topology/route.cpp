@@ -206,7 +206,8 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
     if (best < 0) return Route{};
     set(from_nic, best + 1);
   }
-  const int key = nic_index_[to_nic.value];
+  // D-mod-k's destination: the NIC's index, or a switch's device id (a CollNet switch actor).
+  const int key = nic_index_[to_nic.value] >= 0 ? nic_index_[to_nic.value] : to_nic.value;
   const std::uint64_t flow_hash =
       mix(mix(mix(static_cast<std::uint64_t>(nic_index_[from_nic.value])) ^
               static_cast<std::uint64_t>(key)) ^
@@ -298,8 +299,11 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
   Route direct = intra_route(from, to);
   if (!direct.empty()) return direct;
 
+  // A network switch is its own end of the network leg: a CollNet switch actor (SHARP) runs on
+  // one, and the GPUs reach it through their NIC for the flow.
   auto nic_for = [&](DeviceId d) -> std::optional<DeviceId> {
-    if (devices_[d.value].kind == DeviceKind::kNic) return d;
+    const DeviceKind kind = devices_[d.value].kind;
+    if (kind == DeviceKind::kNic || kind == DeviceKind::kSwitch) return d;
     if (devices_[d.value].kind == DeviceKind::kGpu) return nic_for_flow(d, flow);
     return std::nullopt;
   };
@@ -318,7 +322,9 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
     r.links.insert(r.links.end(), part.links.begin(), part.links.end());
   };
   DeviceId via_nic = *src_nic;
-  const Route pxn = gdr_ ? pxn_first_leg(from, *src_nic, *dst_nic, via_nic) : Route{};
+  const bool to_switch = devices_[dst_nic->value].kind == DeviceKind::kSwitch;
+  const Route pxn =
+      gdr_ && !to_switch ? pxn_first_leg(from, *src_nic, *dst_nic, via_nic) : Route{};
   if (!pxn.empty()) {
     append(pxn, "");
     src_nic = via_nic;

@@ -66,6 +66,11 @@ class Topology {
   // stages every network transfer in host memory, so its route climbs to the GPU's host CPU and
   // back down to the NIC (route.cpp, rule 5).
   bool gdr() const { return gdr_; }
+  // SHARP (network.sharp, default off): the InfiniBand switches reduce what the NICs send them,
+  // and NCCL runs its CollNet algorithms over them (NCCL_COLLNET_ENABLE=1 with the SHARP plugin;
+  // both are needed, so a fabric of SHARP-capable switches without the plugin says false). A
+  // CollNet schedule's switch actors sit on the network switch their anchor's NIC plugs into.
+  bool sharp() const { return sharp_; }
   Routing routing() const { return routing_; }
   // How the templated form grew the fabric ("2 tiers: 4 leaves of 32 nodes, 4 spines"); empty
   // for other networks.
@@ -163,6 +168,7 @@ class Topology {
   NetworkKind network_kind_ = NetworkKind::kNone;
   bool pxn_ = false;
   bool gdr_ = true;
+  bool sharp_ = false;
   Routing routing_ = Routing::kDmodK;
   std::string fabric_;
   CostSettings cost_settings_;

@@ -103,6 +103,8 @@ Schedule make_binomial(const Request& r);
 Schedule make_nvls(const Request& r);
 Schedule make_nvls_tree(const Request& r);
 Schedule make_pat(const Request& r);
+Schedule make_collnet_direct(const Request& r);
+Schedule make_collnet_chain(const Request& r);
 
 // PAT's shape (pat.cpp), shared with its closed form: D = ceil(log2 ranks) dimensions; the
 // blocks a message carries at most (NCCL's postFreq) for a channel's part of a block of

@@ -185,7 +185,7 @@ class NvlsSource final : public GroupSource {
 
 Schedule make_nvls(const Request& r) {
   ScheduleInfo info = make_info(r, (1 + r.comm.size()) * r.channels);
-  info.switch_anchor = {0};
+  info.switches = {SwitchActor{0, SwitchSite::kNvSwitch}};
   return Schedule(std::move(info), std::make_shared<NvlsSource>(r));
 }
 

@@ -229,7 +229,9 @@ Schedule make_nvls_tree(const Request& r) {
     }
   }
   ScheduleInfo info = make_info(r, (1 + 3 * static_cast<int>(g)) * r.channels);
-  for (int k = 0; k < nodes; ++k) info.switch_anchor.push_back(r.comm.ranks_of_node(k)[0]);
+  for (int k = 0; k < nodes; ++k) {
+    info.switches.push_back({r.comm.ranks_of_node(k)[0], SwitchSite::kNvSwitch});
+  }
   return Schedule(std::move(info), std::make_shared<NvlsTreeSource>(r));
 }
 

@@ -101,6 +101,26 @@ std::vector<AlgorithmInfo> build_table() {
        Family::kPat,
        false,
        false},
+      {"collnet_direct",
+       "InfiniBand SHARP: the switches reduce across nodes, every GPU a head with its own NIC "
+       "(NCCL's CollNetDirect)",
+       {C::kAllReduce},
+       {Protocol::kSimple},  // NCCL runs CollNet with Simple only (tuning.cc)
+       &detail::make_collnet_direct,
+       &closed_form::collnet_direct,
+       Family::kCollNetDirect,
+       true,
+       false},
+      {"collnet_chain",
+       "InfiniBand SHARP: the switches reduce across nodes, a chain of the node's GPUs to each "
+       "channel's head (NCCL's CollNetChain)",
+       {C::kAllReduce},
+       {Protocol::kSimple},  // CollNet: Simple only, as NCCL
+       &detail::make_collnet_chain,
+       &closed_form::collnet_chain,
+       Family::kCollNetChain,
+       true,
+       false},
   };
 }
 
@@ -200,13 +220,15 @@ std::string format_algorithm_matrix(std::optional<Collective> only) {
   for (Collective c : all_collectives()) {
     if (!only || *only == c) cols.push_back(c);
   }
-  std::string out = fmt::format("{:<10}", "algorithm");
+  std::size_t width = std::string_view("algorithm").size();
+  for (const auto& a : algorithms()) width = std::max(width, a.name.size());
+  std::string out = fmt::format("{:<{}}", "algorithm", width);
   for (Collective c : cols) out += fmt::format(" {:<17}", to_string(c));
   while (!out.empty() && out.back() == ' ') out.pop_back();
   out += "\n";
   for (const auto& a : algorithms()) {
     if (only && !a.implements(*only)) continue;
-    std::string row = fmt::format("{:<10}", a.name);
+    std::string row = fmt::format("{:<{}}", a.name, width);
     for (Collective c : cols) {
       std::string cell = "-";
       if (a.implements(c)) {

@@ -26,7 +26,10 @@ namespace collsim {
 // after and, for rings, NCCL's step chunking of Simple (request.cpp).
 // kNvls: the switch reduces (NVLS, NVLSTree), with NCCL's NVLS chunking (request.cpp).
 // kPat: NCCL's PAT kernel, with its own chunking (request.cpp).
-enum class Family { kRing, kTree, kNvls, kPat, kOther };
+// kCollNetDirect, kCollNetChain: the network's switches reduce (InfiniBand SHARP), with NCCL's
+// CollNet chunking (request.cpp); a channel's part is cut into a block per GPU of a node
+// (direct) or pipelined whole (chain).
+enum class Family { kRing, kTree, kNvls, kPat, kCollNetDirect, kCollNetChain, kOther };
 
 // Everything collsim knows of an algorithm, so that no code elsewhere compares its name.
 struct AlgorithmInfo {

@@ -12,6 +12,12 @@ namespace {
 
 std::string ref(const BufferRef& r) { return fmt::format("{}+{}", to_string(r.buffer), r.offset); }
 
+std::string switch_name(int actor, const SwitchActor& a) {
+  return a.site == SwitchSite::kNvSwitch
+             ? fmt::format("switch {} (of rank {})", actor, a.anchor)
+             : fmt::format("network switch {} (of rank {}'s NIC)", actor, a.anchor);
+}
+
 }  // namespace
 
 std::string format_op(const Op& op) {
@@ -42,7 +48,7 @@ void write_schedule(std::ostream& out, const Schedule& s, std::uint64_t max_ops_
                      i.slices, i.fifo.slots, i.fifo.slot_bytes, i.fifo.slot_payload);
   for (int r = 0; r < s.actor_count(); ++r) {
     const std::string actor =
-        s.is_switch(r) ? fmt::format("switch {} (of rank {})", r, i.switch_anchor[r - i.ranks])
+        s.is_switch(r) ? switch_name(r, i.switches[static_cast<std::size_t>(r - i.ranks)])
                        : fmt::format("rank {}", r);
     out << fmt::format("{}: input {} B, output {} B, scratch {} B\n", actor,
                        s.buffer_bytes(r, BufferKind::kInput),

@@ -108,6 +108,26 @@ std::uint64_t pat_chunk(const Request& r, std::uint64_t chunk) {
   return chunk;
 }
 
+// CollNet's chunk (`src/enqueue.cc` calcCollChunking): Simple's step, at most 256 KiB for the
+// chain, halved (to 128, 64, then 32 KiB at least) while the size gives each of the concurrent
+// operations (channels, times heads for direct) fewer than 64, 8 and then 8 (direct) or 1
+// (chain) chunks per pipeline stage. NCCL's depth is 2 for direct (a head receives and sends
+// on) and the ranks per node for the chain (`src/graph/connect.cc`).
+std::uint64_t collnet_chunk(const Request& r, std::uint64_t chunk, bool direct) {
+  const std::uint64_t bytes = request_bytes(r).count();
+  const int nodes = std::max(1, r.comm.node_count());
+  const auto ppn = static_cast<std::uint64_t>(std::max(1, r.comm.size() / nodes));
+  const std::uint64_t ops =
+      static_cast<std::uint64_t>(std::max(1, r.channels)) * (direct ? ppn : 1);
+  const std::uint64_t depth = direct ? (ppn > 1 ? 2 : 1) : ppn;
+  if (!direct) chunk = std::min<std::uint64_t>(chunk, 262144);
+  auto chunks = [&] { return bytes / (ops * chunk); };
+  while (chunks() < depth * 64 && chunk > 131072) chunk /= 2;
+  while (chunks() < depth * 8 && chunk > 65536) chunk /= 2;
+  while (chunks() < (direct ? depth * 8 : depth) && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
 }  // namespace
 
 Chunking chunking(const Request& r) {
@@ -122,6 +142,11 @@ Chunking chunking(const Request& r) {
   }
   if (a != nullptr && a->family == Family::kPat) {
     k.chunk_bytes = std::max(e, pat_chunk(r, k.chunk_bytes) / e * e);
+  }
+  if (a != nullptr &&
+      (a->family == Family::kCollNetDirect || a->family == Family::kCollNetChain)) {
+    const bool direct = a->family == Family::kCollNetDirect;
+    k.chunk_bytes = std::max(e, collnet_chunk(r, k.chunk_bytes, direct) / e * e);
   }
   if (r.chunk_bytes != 0) k.chunk_bytes = std::max(e, r.chunk_bytes / e * e);
   if (r.slices > 0) k.slices = r.slices;

@@ -38,14 +38,15 @@
 // the other before receiving); validate() runs this exact model and reports such schedules.
 //
 // Switch actors. Where a switch computes (NVLink SHARP: the NVSwitch reduces what the GPUs give
-// it and multicasts the result), the schedule lists the switch as an actor of its own: actors
-// 0..ranks-1 are the communicator's ranks, actors ranks..actor_count()-1 are switches
-// (ScheduleInfo::switch_anchor). A switch actor runs ordinary ops on ordinary connections, with
-// only a scratch buffer: a recv-reduce is the switch reducing a GPU's piece into its accumulator,
-// a send per member is its multicast (one copy per output port). Every executor runs switch
-// actors as it runs ranks: the CPU backend performs the switch's reduction itself, the simulator
-// places the actor on the NVSwitch of its anchor's node and charges its reductions at the
-// switch's rate. Peers of ops may name any actor.
+// it and multicasts the result; InfiniBand SHARP: the network switches reduce what the nodes'
+// NICs send them), the schedule lists the switch as an actor of its own: actors 0..ranks-1 are
+// the communicator's ranks, actors ranks..actor_count()-1 are switches (ScheduleInfo::switches).
+// A switch actor runs ordinary ops on ordinary connections, with only a scratch buffer: a
+// recv-reduce is the switch reducing a piece into its accumulator, a send per destination is its
+// multicast (one copy per output port). Every executor runs switch actors as it runs ranks: the
+// CPU backend performs the switch's reduction itself; the simulator places the actor where its
+// SwitchActor says (the NVSwitch of its anchor's node, or the network switch its anchor's NIC
+// plugs into) and charges its reductions at that switch's rate. Peers of ops may name any actor.
 #pragma once
 
 #include <algorithm>
@@ -60,6 +61,16 @@
 #include "topology/units.hpp"
 
 namespace collsim {
+
+// Where a switch actor runs (above).
+enum class SwitchSite {
+  kNvSwitch,  // the NVSwitch of the anchor's node (NVLS, NVLSTree)
+  kNetwork,   // the network switch the anchor's NIC plugs into (InfiniBand SHARP, CollNet)
+};
+struct SwitchActor {
+  int anchor = 0;  // the rank whose NVSwitch or NIC places the switch
+  SwitchSite site = SwitchSite::kNvSwitch;
+};
 
 // The header of a schedule: what it computes and how it was cut.
 struct ScheduleInfo {
@@ -87,9 +98,8 @@ struct ScheduleInfo {
   // Scatter or SendRecv, on_nccl_p2p_kernel): its channels move at most
   // CostParams::channel_cap(protocol, ChannelKernel::kP2p).
   bool p2p = false;
-  // Switch actors (above): actor ranks + i is the switch that rank switch_anchor[i] is attached
-  // to (the NVSwitch of that rank's node). Empty: no switch computes.
-  std::vector<int> switch_anchor;
+  // Switch actors (above): actor ranks + i is switches[i]. Empty: no switch computes.
+  std::vector<SwitchActor> switches;
 };
 
 // A forward cursor over one (rank, channel) stream.
@@ -226,7 +236,7 @@ class Schedule {
   const ScheduleInfo& info() const { return info_; }
   int rank_count() const { return info_.ranks; }
   // Ranks and switch actors: what executors walk (streams, buffers, peers).
-  int actor_count() const { return info_.ranks + static_cast<int>(info_.switch_anchor.size()); }
+  int actor_count() const { return info_.ranks + static_cast<int>(info_.switches.size()); }
   bool is_switch(int actor) const { return actor >= info_.ranks; }
   int channel_count() const { return info_.channels; }
 

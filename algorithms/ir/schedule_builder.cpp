@@ -33,7 +33,7 @@ class ListSource final : public OpSource {
 
 // Ranks and switch actors (schedule.hpp).
 std::size_t actors(const ScheduleInfo& i) {
-  return static_cast<std::size_t>(i.ranks) + i.switch_anchor.size();
+  return static_cast<std::size_t>(i.ranks) + i.switches.size();
 }
 
 }  // namespace

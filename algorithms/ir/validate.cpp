@@ -286,9 +286,9 @@ void validate_stream(const Schedule& s, int r, int c, const ValidateOptions& o,
 // A switch actor sits on a rank's node and has no input or output buffer (schedule.hpp).
 void check_switch_actors(const Schedule& s) {
   const ScheduleInfo& info = s.info();
-  for (std::size_t i = 0; i < info.switch_anchor.size(); ++i) {
+  for (std::size_t i = 0; i < info.switches.size(); ++i) {
     const int actor = info.ranks + static_cast<int>(i);
-    const int anchor = info.switch_anchor[i];
+    const int anchor = info.switches[i].anchor;
     if (anchor < 0 || anchor >= info.ranks) {
       throw ScheduleError(fmt::format("bad switch: switch {} is anchored at rank {}, but ranks are "
                                       "0..{}",

@@ -504,6 +504,42 @@ Estimate nvls_tree(const EstimateRequest& q) {
           false};
 }
 
+Estimate collnet_direct(const EstimateRequest& q) {
+  // Every GPU a head (collnet.cpp): each GPU sends the node's other heads their blocks and
+  // sends its own block's total on to them, (g-1)/g of n each way over NVLink, while its NIC
+  // carries its block n/g to the network's switch and back, and it reduces g-1 blocks. The
+  // pipeline fills through an intra hop, the switch (it reduces at its ports' rate) and another
+  // intra hop. Approximate.
+  const Shape s = shape_of(q);
+  const int nodes = std::max(1, q.nodes);
+  const u64 g = static_cast<u64>(std::max(1, s.p / nodes));
+  const u64 block = ceil_div(s.len, g);
+  const u64 piece = std::max<u64>(1, std::min(s.cut.piece, block));
+  const Time fill = (s.intra.alpha() + s.intra.tau(piece)) * 2 + s.intra.gamma(piece) +
+                    s.inter.alpha_via_switch() + s.inter.tau(piece) * 2;
+  const Time t = fill + std::max({s.intra.stream(2 * (g - 1) * block, piece),
+                                  s.inter.stream(block, piece), s.intra.gamma((g - 1) * block)});
+  return {t, "collnet_direct: fill + max(τ(2n(g-1)/g) + (k-1)o, τ_net(n/g) + (k'-1)o, γ(n(g-1)/g))",
+          false};
+}
+
+Estimate collnet_chain(const EstimateRequest& q) {
+  // A chain of the node's g GPUs up to the head and back down (collnet.cpp): every GPU moves n
+  // each way over NVLink, the head's NIC carries n to the network's switch and back, and the
+  // pipeline fills through g-1 intra hops up, the switch, and g-1 down. Approximate.
+  const Shape s = shape_of(q);
+  const int nodes = std::max(1, q.nodes);
+  const auto g = static_cast<std::int64_t>(std::max(1, s.p / nodes));
+  const u64 piece = std::max<u64>(1, std::min(s.cut.piece, s.len));
+  const Time fill = (s.intra.alpha() + s.intra.tau(piece) + s.intra.gamma(piece)) * (g - 1) +
+                    (s.intra.alpha() + s.intra.tau(piece)) * (g - 1) + s.inter.alpha_via_switch() +
+                    s.inter.tau(piece) * 2;
+  const Time t = fill + std::max({s.intra.stream(s.len, piece), s.inter.stream(s.len, piece),
+                                  s.intra.gamma(s.len)});
+  return {t, "collnet_chain: fill + max(τ(n) + (k-1)o, τ_net(n) + (k'-1)o, γ(n)) up and down the chain",
+          false};
+}
+
 }  // namespace closed_form
 
 namespace {

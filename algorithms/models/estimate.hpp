@@ -101,6 +101,8 @@ Estimate direct(const EstimateRequest& q);
 Estimate binomial(const EstimateRequest& q);
 Estimate nvls(const EstimateRequest& q);
 Estimate nvls_tree(const EstimateRequest& q);
+Estimate collnet_direct(const EstimateRequest& q);
+Estimate collnet_chain(const EstimateRequest& q);
 Estimate pat(const EstimateRequest& q);
 }  // namespace closed_form
 

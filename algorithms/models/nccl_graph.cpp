@@ -155,6 +155,21 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     }
     in.nvls = nvls;
   }
+  // CollNet, where the fabric's switches reduce and NCCL runs it (network.sharp, several nodes).
+  // Its chain graph is a tree search held to the ring's channel count and its direct graph one
+  // channel per head (a GPU with its NIC), both with the intra-node speed raised as for trees
+  // ("2 nodes or collnet", search.cc), which CollNet's model reads on any node count (§1.3).
+  // NCCL disables CollNetDirect without an NVSwitch (tuning.cc).
+  if (topo.sharp() && in.nodes > 1) {
+    NcclGraph chain = ring;
+    chain.bw_intra = raised_tree_intra(inter_speeds(in.sm), ring, capacity);
+    in.collnet_chain = chain;
+    if (nvswitch) {
+      NcclGraph direct = chain;
+      direct.channels = std::max(1, std::min(ppn, ring.channels));
+      in.collnet_direct = direct;
+    }
+  }
   in.runtime_channels = 2 * ring.channels;
   return in;
 }

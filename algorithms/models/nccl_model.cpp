@@ -171,6 +171,10 @@ const std::optional<NcclGraph>& graph_of(const NcclModelInput& in, NcclAlgo a) {
     case NcclAlgo::kNvls:
     case NcclAlgo::kNvlsTree:
       return in.nvls;
+    case NcclAlgo::kCollNetDirect:
+      return in.collnet_direct;
+    case NcclAlgo::kCollNetChain:
+      return in.collnet_chain;
     default:
       return kNone;
   }
@@ -208,7 +212,8 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
                            const NcclGraph& g) {
   const bool ar = coll == Collective::kAllReduce;
   const bool nvls_family = is_nvls_family(a);
-  double bw = s.nodes <= 2 ? g.bw_intra : g.bw_inter;
+  const bool collnet = a == NcclAlgo::kCollNetDirect || a == NcclAlgo::kCollNetChain;
+  double bw = s.nodes <= 2 || collnet ? g.bw_intra : g.bw_inter;
   if (nvls_family) {
     if (s.head) {
       double intra = g.bw_intra * s.k.nvls_efficiency[s.arch] * (g.channels - 1) / g.channels;
@@ -237,6 +242,14 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
   }
   if (a == NcclAlgo::kTree && s.in.tree_pattern_is_tree) bus *= 0.85;
   if (a == NcclAlgo::kPat) bus *= 0.75;
+  if (collnet && p != Protocol::kSimple) return 0;
+  if (a == NcclAlgo::kCollNetDirect && ar) {
+    // Full speed needs a NIC per GPU: the GPU/NIC ratio, halfway back to 1 (§1.3).
+    double factor = s.ppn / g.channels;
+    factor -= (factor - 1) / 2;
+    bus /= factor;
+    if (s.in.sm >= 90) bus *= 0.85;
+  }
   // Bus -> algorithm bandwidth, skipped for non-Ring AllGather/ReduceScatter.
   if (a != NcclAlgo::kRing && is_ag_rs(coll)) return bus;
   double ratio = 0.5;
@@ -282,6 +295,13 @@ double latency(const Setting& s, Collective coll, NcclAlgo a, Protocol p, const 
     case NcclAlgo::kTree:
       if (ar || !s.head) lat += 2 * ((s.ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
       return lat;
+    case NcclAlgo::kCollNetDirect: {
+      // Plus 0.4 us of arity serialization per other GPU of the node.
+      const int others = s.ranks / nodes - 1;
+      return lat + 2 * (std::min(1, others) * intra_lat + others * 0.4) + inter_lat;
+    }
+    case NcclAlgo::kCollNetChain:
+      return lat + 2 * (s.ranks / nodes - 1) * intra_lat + inter_lat;
     case NcclAlgo::kNvls:
       return intra_lat + (nodes > 1 ? inter_lat : 0.0);
     case NcclAlgo::kNvlsTree:

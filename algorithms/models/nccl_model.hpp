@@ -31,7 +31,8 @@
 namespace collsim {
 
 // NCCL's algorithm indices (plugin/nccl_tuner.h): Tree=0, Ring=1, CollNetDirect=2,
-// CollNetChain=3, NVLS=4, NVLSTree=5, PAT=6. CollNet needs plugin state and is not modelled.
+// CollNetChain=3, NVLS=4, NVLSTree=5, PAT=6. CollNet is costed where the input has its graphs
+// (a fabric with network.sharp).
 enum class NcclAlgo { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat };
 // NVLS and NVLSTree: the switch reduces, and they run on NCCL's NVLS channels.
 bool is_nvls_family(NcclAlgo a);
@@ -65,6 +66,8 @@ struct NcclModelInput {
   int ranks = 1;
   CpuVendor cpu = CpuVendor::kIntel;
   std::optional<NcclGraph> ring, tree, nvls;
+  // CollNet's graphs, where the fabric runs it (Topology::sharp): none otherwise.
+  std::optional<NcclGraph> collnet_direct, collnet_chain;
   bool tree_pattern_is_tree = false;  // a tree graph fell back to pattern TREE (x0.85)
   bool ll128 = true;                  // LL128 enabled (NCCL_PROTO / the hardware rules)
   std::optional<bool> pat;            // default: enabled on 2.30 with one GPU per node

@@ -219,5 +219,38 @@ TEST(NcclModel, TopologyPathGivesTheReferenceSelection) {
   EXPECT_NEAR(m.best(Collective::kAllReduce, 512 << 20)->time_us, 2000, 50);
 }
 
+// CollNet where the fabric runs it (network.sharp): tuning.cc's rules on the graphs collsim
+// estimates. DGX H100 nodes, one NIC per GPU: 8 heads, so CollNetDirect keeps its full speed
+// (GPU/NIC ratio 1) times Hopper's 0.85, and both are halved into algorithm bandwidth; latency
+// 2 (3.7 + 7 x 0.4) + 31 us (direct) and 2 x 7 x 2.8 + 30 us (chain), the built-in IB plugin
+// reporting no NIC latency.
+TEST(NcclModel, CostsCollNetOnASharpFabric) {
+  const Topology t = load_topology("h100-16node-sharp", LoadOptions{4});
+  const NcclModelInput in = nccl_model_input(t, Communicator::from_topology(t), NcclVersion::k2_30);
+  ASSERT_TRUE(in.collnet_direct.has_value());
+  ASSERT_TRUE(in.collnet_chain.has_value());
+  EXPECT_EQ(in.collnet_direct->channels, 8);
+  EXPECT_EQ(in.collnet_chain->channels, in.ring->channels);
+  EXPECT_EQ(in.collnet_chain->bw_intra, in.tree->bw_intra);  // raised as for trees
+  const NcclModel m(in);
+  const auto& direct = m.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kSimple);
+  ASSERT_TRUE(direct.enabled);
+  EXPECT_NEAR(direct.latency_us, 2 * (3.7 + 7 * 0.4) + 31, 1e-9);
+  EXPECT_NEAR(direct.bandwidth_GBps, 8 * in.collnet_direct->bw_intra * 0.85 * 0.5, 1e-9);
+  const auto& chain = m.entry(Collective::kAllReduce, NcclAlgo::kCollNetChain, Protocol::kSimple);
+  ASSERT_TRUE(chain.enabled);
+  EXPECT_NEAR(chain.latency_us, 2 * 7 * 2.8 + 30, 1e-9);
+  EXPECT_NEAR(chain.bandwidth_GBps, in.ring->channels * in.collnet_chain->bw_intra * 0.5, 1e-9);
+  // Simple only, AllReduce only (AllGather and ReduceScatter need the plugin's own calls).
+  EXPECT_FALSE(m.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kLL).enabled);
+  EXPECT_FALSE(
+      m.entry(Collective::kAllGather, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
+  // Without SHARP, as on the same cluster with it off, NCCL never costs CollNet.
+  const Topology off = load_topology("h100-16node-ib", LoadOptions{4});
+  const NcclModel m_off(nccl_model_input(off, Communicator::from_topology(off), NcclVersion::k2_30));
+  EXPECT_FALSE(
+      m_off.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
+}
+
 }  // namespace
 }  // namespace collsim

@@ -22,7 +22,7 @@ TEST(Registry, UnknownAlgorithmSuggestsTheNearest) {
   EXPECT_EQ(
       error_of(r),
       "unknown algorithm \"rign\": expected one of ring, bintree, dbtree, ring2d, rhd, direct, "
-      "binomial, nvls, nvls_tree, pat; did you mean \"ring\"?");
+      "binomial, nvls, nvls_tree, pat, collnet_direct, collnet_chain; did you mean \"ring\"?");
 }
 
 TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
@@ -35,7 +35,7 @@ TEST(Registry, UnsupportedPairListsTheAlgorithmsThatDo) {
   r.algorithm = "direct";
   EXPECT_EQ(error_of(r),
             "algorithm \"direct\" does not implement allreduce; algorithms that do: ring, bintree, "
-            "dbtree, ring2d, rhd, nvls, nvls_tree");
+            "dbtree, ring2d, rhd, nvls, nvls_tree, collnet_direct, collnet_chain");
 }
 
 TEST(Registry, AutoIsResolvedElsewhere) {
@@ -43,7 +43,8 @@ TEST(Registry, AutoIsResolvedElsewhere) {
   r.algorithm = "auto";
   EXPECT_EQ(error_of(r),
             "algorithm \"auto\" must be resolved by the selector before planning; name one of "
-            "ring, bintree, dbtree, ring2d, rhd, direct, binomial, nvls, nvls_tree, pat");
+            "ring, bintree, dbtree, ring2d, rhd, direct, binomial, nvls, nvls_tree, pat, "
+            "collnet_direct, collnet_chain");
 }
 
 TEST(Registry, RequestChecks) {
@@ -69,42 +70,45 @@ TEST(Registry, Ring2dNeedsEvenNodes) {
 
 TEST(Registry, ListMatrix) {
   EXPECT_EQ(format_algorithm_matrix(),
-            "algorithm  allreduce         allgather         reducescatter     broadcast         "
-            "reduce            gather            scatter           alltoall          barrier      "
-            "     sendrecv\n"
-            "ring       ll ll128 simple   ll ll128 simple   ll ll128 simple   ll ll128 simple   "
-            "ll ll128 simple   -                 -                 -                 -            "
-            "     -\n"
-            "bintree    ll ll128 simple   -                 -                 ll ll128 simple   "
-            "ll ll128 simple   -                 -                 -                 -            "
-            "     -\n"
-            "dbtree     ll ll128 simple   -                 -                 -                 "
-            "-                 -                 -                 -                 -            "
-            "     -\n"
-            "ring2d     ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 "
-            "-                 -                 -                 -                 -            "
-            "     -\n"
-            "rhd        ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 "
-            "-                 -                 -                 -                 -            "
-            "     -\n"
-            "direct     -                 ll ll128 simple   -                 -                 "
-            "-                 ll ll128 simple   ll ll128 simple   ll ll128 simple   -            "
-            "     ll ll128 simple\n"
-            "binomial   -                 -                 -                 ll ll128 simple   "
-            "ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 ll ll128 "
+            "algorithm      allreduce         allgather         reducescatter     broadcast      "
+            "   reduce            gather            scatter           alltoall          barrier  "
+            "         sendrecv\n"
+            "ring           ll ll128 simple   ll ll128 simple   ll ll128 simple   ll ll128 simple"
+            "   ll ll128 simple   -                 -                 -                 -        "
+            "         -\n"
+            "bintree        ll ll128 simple   -                 -                 ll ll128 simple"
+            "   ll ll128 simple   -                 -                 -                 -        "
+            "         -\n"
+            "dbtree         ll ll128 simple   -                 -                 -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n"
+            "ring2d         ll ll128 simple   ll ll128 simple   ll ll128 simple   -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n"
+            "rhd            ll ll128 simple   ll ll128 simple   ll ll128 simple   -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n"
+            "direct         -                 ll ll128 simple   -                 -              "
+            "   -                 ll ll128 simple   ll ll128 simple   ll ll128 simple   -        "
+            "         ll ll128 simple\n"
+            "binomial       -                 -                 -                 ll ll128 simple"
+            "   ll ll128 simple   ll ll128 simple   ll ll128 simple   -                 ll ll128 "
             "simple   -\n"
-            "nvls       simple            simple            simple            -                 "
-            "-                 -                 -                 -                 -            "
-            "     -\n"
-            "nvls_tree  simple            -                 -                 -                 "
-            "-                 -                 -                 -                 -            "
-            "     -\n"
-            "pat        -                 simple            simple            -                 "
-            "-                 -                 -                 -                 -            "
-            "     -\n");
-  const std::string a2a = format_algorithm_matrix(Collective::kAllToAll);
-  EXPECT_EQ(a2a, "algorithm  alltoall\ndirect     ll ll128 simple\n");
-  EXPECT_EQ(algorithms_for(Collective::kBarrier), std::vector<std::string>{"binomial"});
+            "nvls           simple            simple            simple            -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n"
+            "nvls_tree      simple            -                 -                 -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n"
+            "pat            -                 simple            simple            -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n"
+            "collnet_direct simple            -                 -                 -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n"
+            "collnet_chain  simple            -                 -                 -              "
+            "   -                 -                 -                 -                 -        "
+            "         -\n");
 }
 
 }  // namespace

@@ -20,9 +20,11 @@ TEST(UserErrors, OneLineAndExitOne) {
       {"compare dgx-h100 --op alltoall --algo ring",
        "collsim: algorithm \"ring\" does not implement alltoall; algorithms that do: direct\n"},
       {"predict dgx-h100 --op allreduce --bytes 1M --algo collnet_direct",
-       "collsim: algorithm \"collnet_direct\" is NCCL's; collsim does not simulate it yet (--model "
-       "nccl "
-       "costs it)\n"},
+       "collsim: --select nccl: NCCL does not run collnet_direct for allreduce on this cluster; "
+       "--proto runs it anyway (NCCL could not), --select best picks the fastest\n"},
+      {"predict h100-2node-ib --op allreduce --bytes 1M --algo collnet_direct --proto simple",
+       "collsim: algorithm \"collnet_direct\" needs switches that reduce (InfiniBand SHARP) with "
+       "NCCL's CollNet enabled; h100-2node-ib says network.sharp: false\n"},
       {"predict dgx-h100 --op allreduce --bytes 0",
        "collsim: --bytes 0: no element to move; allreduce of f32 needs at least 4 B\n"},
       {"trace dgx-h100 --op allgather --bytes 8 -o x.json",

@@ -70,6 +70,12 @@ TEST(ChannelsOnNics, EveryNicOfARailNodeCarriesEveryMultiNodeAlgorithm) {
   expect_every_nic_busy("h100-16node-ib", 4, 8, {"ring", "dbtree", "ring2d", "nvls_tree"});
 }
 
+TEST(ChannelsOnNics, EveryNicFeedsTheSharpSwitches) {
+  // CollNet: every GPU heads a block through its own NIC (direct), each channel's head is local
+  // rank c mod 8 (chain); either way every NIC feeds its rail's SHARP aggregation.
+  expect_every_nic_busy("h100-16node-sharp", 4, 8, {"collnet_direct", "collnet_chain"});
+}
+
 TEST(ChannelsOnNics, AGpuWithTwoNicsUsesBoth) {
   // OCI BM.GPU4.8: 16 x 100G RoCE for 8 GPUs; NCCL spreads each GPU's channels over its two.
   expect_every_nic_busy("a100-2node-roce", 2, 16, {"ring", "dbtree", "ring2d"});

@@ -18,6 +18,7 @@
 
 #include "algorithms/generators/registry.hpp"
 #include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/selection.hpp"
 #include "calibrate/row_model.hpp"
 #include "predict/predict.hpp"
 #include "topology/loader.hpp"
@@ -75,8 +76,12 @@ TEST(ModelContract, ExactClosedFormsEqualTheContentionFreeSimulation) {
               if (r.count == 0) continue;
               std::string why;
               const auto cf = predict(r, cl.topo, cl.costs, Model::kClosedForm, {}, &why);
-              if (!cf.has_value()) {  // hardware that cannot run it: NVLS without a reducing switch
-                EXPECT_EQ(a.family, Family::kNvls) << a.name << " on " << preset << ": " << why;
+              if (!cf.has_value()) {
+                // Hardware that cannot run it: NVLS without a reducing NVSwitch, CollNet without
+                // SHARP (no preset here has it) or on one node.
+                EXPECT_TRUE(a.family == Family::kNvls || a.family == Family::kCollNetDirect ||
+                            a.family == Family::kCollNetChain)
+                    << a.name << " on " << preset << ": " << why;
                 continue;
               }
               if (!cf->exact) continue;
@@ -204,13 +209,20 @@ TEST(ModelContract, NamesRoundTripAndUnknownNamesAreErrors) {
   EXPECT_THROW(parse_model("alphabeta"), RequestError);
 }
 
-TEST(ModelContract, NcclOnlyAlgorithmsSaySoUnderCollsimsModels) {
-  const Cluster cl = load("dgx-h100");
+// collsim simulates every algorithm NCCL has; CollNet where the fabric runs it. Elsewhere a
+// prediction says why not rather than substituting another algorithm.
+TEST(ModelContract, CollNetWithoutSharpSaysWhy) {
+  const Cluster cl = load("h100-2node-ib");
   const Request r = request(cl.topo, Collective::kAllReduce, "collnet_direct", Protocol::kSimple,
                             std::uint64_t{1} << 20, 16);
   std::string why;
   EXPECT_FALSE(predict(r, cl.topo, cl.costs, Model::kMaxMin, {}, &why));
-  EXPECT_NE(why.find("collsim does not simulate it"), std::string::npos) << why;
+  EXPECT_NE(why.find("h100-2node-ib says network.sharp: false"), std::string::npos) << why;
+  for (NcclAlgo a : {NcclAlgo::kTree, NcclAlgo::kRing, NcclAlgo::kCollNetDirect,
+                     NcclAlgo::kCollNetChain, NcclAlgo::kNvls, NcclAlgo::kNvlsTree,
+                     NcclAlgo::kPat}) {
+    EXPECT_TRUE(simulable(std::string(collsim_algorithm(a)))) << to_string(a);
+  }
 }
 
 }  // namespace

@@ -35,6 +35,9 @@ const std::vector<Expected> kPresets = {
      8 * 50},
     {"h100-16node-ib", 16, 128, 128, {{LinkKind::kNvSwitch, 128}, {LinkKind::kIb, 128 + 32}}, 50,
      64 * 50},
+    // The same cluster with SHARP on (network.sharp): nothing in its cables changes.
+    {"h100-16node-sharp", 16, 128, 128,
+     {{LinkKind::kNvSwitch, 128}, {LinkKind::kIb, 128 + 32}}, 50, 64 * 50},
     {"superpod-h100", 32, 256, 256, {{LinkKind::kIb, 256 + 32}}, 50, 128 * 50},
     // Mesh: 6 GPU pairs at 150 GB/s; bisection crosses 4 pairs.
     {"h100-nvlink-4", 1, 4, 0, {{LinkKind::kNvLink, 6}, {LinkKind::kPcie, 6}}, 0, 4 * 150},

@@ -201,5 +201,58 @@ links:
   }
 }
 
+DeviceId device_named(const Topology& t, const std::string& name) {
+  for (const Device& d : t.devices()) {
+    if (d.name == name) return d.id;
+  }
+  ADD_FAILURE() << "no device " << name;
+  return DeviceId{0};
+}
+
+TEST(Routing, ASharpSwitchIsReachedThroughTheGpusNic) {
+  // A CollNet switch actor runs on a network switch (schedule.hpp): GPU -> its NIC -> the
+  // switch, and back down to another node's GPU through that GPU's NIC.
+  const Topology t = parse_topology(preset_with("h100-2node-ib", "sharp: true"), "sharp.yaml");
+  ASSERT_TRUE(t.sharp());
+  const DeviceId rail3 = device_named(t, "su0/rail3");
+  EXPECT_EQ(hops(t, t.route(gpu(t, 0, 3), rail3)),
+            (std::vector<std::string>{"node0/pcie1", "node0/nic3", "su0/rail3"}));
+  EXPECT_EQ(hops(t, t.route(rail3, gpu(t, 1, 3))),
+            (std::vector<std::string>{"node1/nic3", "node1/pcie1", "node1/gpu3"}));
+  EXPECT_EQ(kinds(t, t.route(rail3, gpu(t, 1, 3))),
+            (std::vector<std::string>{"ib", "pcie", "pcie"}));
+  // Under another leaf, the route climbs to a spine and comes down to the switch's leaf.
+  const std::string yaml = R"(
+nodes: 4
+node:
+  gpu: H100-SXM
+  gpus: 1
+  pcie: {latency: 0.5us, switches: 1}
+  nics: {count: 1, bandwidth: 400Gbps, latency: 0.3us, kind: ib}
+network: {topology: fat_tree, nodes_per_leaf: 2, spines: 2, latency: 0.1us, sharp: true}
+)";
+  const Topology fat = parse_topology(yaml, "fat-sharp.yaml");
+  const DeviceId leaf0 = device_named(fat, "leaf0");
+  const std::vector<std::string> up = hops(fat, fat.route(gpu(fat, 3, 0), leaf0));
+  ASSERT_EQ(up.size(), 5u);  // PCIe switch, NIC, its leaf, a spine, the SHARP switch's leaf
+  EXPECT_EQ(up[1], "node3/nic0");
+  EXPECT_EQ(up[2], "leaf1");
+  EXPECT_EQ(up[3].rfind("spine", 0), 0u) << up[3];
+  EXPECT_EQ(up[4], "leaf0");
+}
+
+TEST(Routing, SharpRunsInInfinibandSwitchesOnly) {
+  try {
+    parse_topology(preset_with("a100-2node-roce", "sharp: true"), "roce-sharp.yaml");
+    FAIL() << "sharp: true on RoCE was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("roce-sharp.yaml:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("SHARP runs in InfiniBand switches; node.nics.kind is "
+                                         "roce"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace collsim
