@@ -173,9 +173,10 @@ std::string cannot_run_collnet(const AlgorithmInfo& a, const Request& r, const T
         a.name, topo.name());
   }
   if (a.family == Family::kCollNetDirect && !reaches_nvswitch(r, topo)) {
-    return fmt::format("algorithm \"{}\" needs NVSwitch nodes (NCCL disables it without one); {} "
-                       "has none",
-                       a.name, topo.name());
+    return fmt::format(
+        "algorithm \"{}\" needs NVSwitch nodes (NCCL disables it without one); {} "
+        "has none",
+        a.name, topo.name());
   }
   return "";
 }

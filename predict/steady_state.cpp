@@ -26,8 +26,7 @@ std::uint64_t quantum_of(const Request& r, const Chunking& k) {
   // pipelined whole.
   if (family == Family::kCollNetChain) return q;
   const bool per_head = family == Family::kNvls || family == Family::kCollNetDirect;
-  const int blocks =
-      per_head ? r.comm.size() / std::max(1, r.comm.node_count()) : r.comm.size();
+  const int blocks = per_head ? r.comm.size() / std::max(1, r.comm.node_count()) : r.comm.size();
   return q * static_cast<std::uint64_t>(std::max(1, blocks));
 }
 

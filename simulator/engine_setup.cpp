@@ -53,9 +53,10 @@ DeviceId network_switch_of(const Topology& topo, int gpu) {
       if (d.kind == DeviceKind::kSwitch) return d.id;
     }
   }
-  throw RequestError(fmt::format("the schedule has a network switch reduce (CollNet), but {} of "
-                                 "{} reaches no network switch",
-                                 topo.device(g).name, topo.name()));
+  throw RequestError(
+      fmt::format("the schedule has a network switch reduce (CollNet), but {} of "
+                  "{} reaches no network switch",
+                  topo.device(g).name, topo.name()));
 }
 
 template <class Net>
@@ -96,14 +97,16 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
   }
   const std::vector<SwitchActor>& switches = s.info().switches;
   for (const SwitchActor& a : switches) {
-    device_.push_back(a.site == SwitchSite::kNvSwitch ? switch_of(topo, gpu_[a.anchor]).value
-                                                      : network_switch_of(topo, gpu_[a.anchor]).value);
+    device_.push_back(a.site == SwitchSite::kNvSwitch
+                          ? switch_of(topo, gpu_[a.anchor]).value
+                          : network_switch_of(topo, gpu_[a.anchor]).value);
   }
   const auto on_nvswitch = [](const SwitchActor& a) { return a.site == SwitchSite::kNvSwitch; };
   if (!std::all_of(switches.begin(), switches.end(), on_nvswitch) &&
       !std::none_of(switches.begin(), switches.end(), on_nvswitch)) {
-    throw RequestError("the simulator charges one reduction rate to a schedule's switches; this "
-                       "one has both NVSwitches and network switches reduce");
+    throw RequestError(
+        "the simulator charges one reduction rate to a schedule's switches; this "
+        "one has both NVSwitches and network switches reduce");
   }
   if (!switches.empty() && on_nvswitch(switches.front())) {
     // The switch's whole rate (ports x per-port rate) is shared by its streams; a piece of a

@@ -323,8 +323,7 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
   };
   DeviceId via_nic = *src_nic;
   const bool to_switch = devices_[dst_nic->value].kind == DeviceKind::kSwitch;
-  const Route pxn =
-      gdr_ && !to_switch ? pxn_first_leg(from, *src_nic, *dst_nic, via_nic) : Route{};
+  const Route pxn = gdr_ && !to_switch ? pxn_first_leg(from, *src_nic, *dst_nic, via_nic) : Route{};
   if (!pxn.empty()) {
     append(pxn, "");
     src_nic = via_nic;

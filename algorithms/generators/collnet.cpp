@@ -135,11 +135,10 @@ class CollNetDirectSource final : public CollNetSource {
     const Span mine = block(c, l);
     const int from = (l - d + g_) % g_;
     const Span theirs = block(c, from);
-    Group grp = pipeline({ops::send(member(node, (l + d) % g_), ops::out(bytes(mine.offset)),
-                                    bytes(mine.length)),
-                          ops::recv(member(node, from), ops::out(bytes(theirs.offset)),
-                                    bytes(theirs.length))},
-                         piece);
+    Group grp = pipeline(
+        {ops::send(member(node, (l + d) % g_), ops::out(bytes(mine.offset)), bytes(mine.length)),
+         ops::recv(member(node, from), ops::out(bytes(theirs.offset)), bytes(theirs.length))},
+        piece);
     grp.pieces = broadcast_pieces(c);
     out.push_back(std::move(grp));
   }
@@ -197,9 +196,8 @@ class CollNetDirectSource final : public CollNetSource {
     for (int m = 0; m < g_; ++m) {
       if (m == b) continue;
       const bool postop = nodes_ == 1 && m == last;  // one node: the node's sum is the total
-      v.push_back(v.empty()
-                      ? ops::recv_reduce_copy(member(node, m), ops::in(off), acc, len, postop)
-                      : ops::recv_reduce(member(node, m), acc, len, postop));
+      v.push_back(v.empty() ? ops::recv_reduce_copy(member(node, m), ops::in(off), acc, len, postop)
+                            : ops::recv_reduce(member(node, m), acc, len, postop));
     }
     v.push_back(ops::send(sw, acc, len));
     return v;
@@ -296,7 +294,10 @@ Schedule make_collnet_direct(const Request& r) {
   check_collnet(r, "collnet_direct");
   const int g = static_cast<int>(r.comm.ranks_of_node(0).size());
   ScheduleInfo info = make_info(r, (2 * g - 1 + r.comm.node_count()) * r.channels);
-  for (int b = 0; b < g; ++b) info.switches.push_back({r.comm.ranks_of_node(0)[b], SwitchSite::kNetwork});
+  for (int b = 0; b < g; ++b) {
+    info.switches.push_back({r.comm.ranks_of_node(0)[static_cast<std::size_t>(b)],
+                             SwitchSite::kNetwork});
+  }
   return Schedule(std::move(info), std::make_shared<CollNetDirectSource>(r));
 }
 
@@ -305,8 +306,8 @@ Schedule make_collnet_chain(const Request& r) {
   const int g = static_cast<int>(r.comm.ranks_of_node(0).size());
   ScheduleInfo info = make_info(r, (1 + r.comm.node_count()) * r.channels);
   for (int j = 0; j < std::min(r.channels, g); ++j) {
-    info.switches.push_back({r.comm.ranks_of_node(0)[static_cast<std::size_t>(j)],
-                             SwitchSite::kNetwork});
+    info.switches.push_back(
+        {r.comm.ranks_of_node(0)[static_cast<std::size_t>(j)], SwitchSite::kNetwork});
   }
   return Schedule(std::move(info), std::make_shared<CollNetChainSource>(r));
 }

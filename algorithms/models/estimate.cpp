@@ -536,8 +536,9 @@ Estimate collnet_chain(const EstimateRequest& q) {
                     s.inter.tau(piece) * 2;
   const Time t = fill + std::max({s.intra.stream(s.len, piece), s.inter.stream(s.len, piece),
                                   s.intra.gamma(s.len)});
-  return {t, "collnet_chain: fill + max(τ(n) + (k-1)o, τ_net(n) + (k'-1)o, γ(n)) up and down the chain",
-          false};
+  return {
+      t, "collnet_chain: fill + max(τ(n) + (k-1)o, τ_net(n) + (k'-1)o, γ(n)) up and down the chain",
+      false};
 }
 
 }  // namespace closed_form

@@ -247,7 +247,8 @@ TEST(NcclModel, CostsCollNetOnASharpFabric) {
       m.entry(Collective::kAllGather, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
   // Without SHARP, as on the same cluster with it off, NCCL never costs CollNet.
   const Topology off = load_topology("h100-16node-ib", LoadOptions{4});
-  const NcclModel m_off(nccl_model_input(off, Communicator::from_topology(off), NcclVersion::k2_30));
+  const NcclModel m_off(
+      nccl_model_input(off, Communicator::from_topology(off), NcclVersion::k2_30));
   EXPECT_FALSE(
       m_off.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
 }

@@ -218,9 +218,9 @@ TEST(ModelContract, CollNetWithoutSharpSaysWhy) {
   std::string why;
   EXPECT_FALSE(predict(r, cl.topo, cl.costs, Model::kMaxMin, {}, &why));
   EXPECT_NE(why.find("h100-2node-ib says network.sharp: false"), std::string::npos) << why;
-  for (NcclAlgo a : {NcclAlgo::kTree, NcclAlgo::kRing, NcclAlgo::kCollNetDirect,
-                     NcclAlgo::kCollNetChain, NcclAlgo::kNvls, NcclAlgo::kNvlsTree,
-                     NcclAlgo::kPat}) {
+  for (NcclAlgo a :
+       {NcclAlgo::kTree, NcclAlgo::kRing, NcclAlgo::kCollNetDirect, NcclAlgo::kCollNetChain,
+        NcclAlgo::kNvls, NcclAlgo::kNvlsTree, NcclAlgo::kPat}) {
     EXPECT_TRUE(simulable(std::string(collsim_algorithm(a)))) << to_string(a);
   }
 }
