@@ -97,8 +97,7 @@ using FileCase = std::pair<std::size_t, RowCase>;  // (file index, case)
 
 // The rows the fit can use, and the protocols they ran; what it cannot use goes to cal.skipped.
 std::vector<FileCase> fit_cases(const Topology& topo, const std::vector<MeasurementFile>& files,
-                                const CalibrateOptions& options, Calibration& cal,
-                                std::set<Protocol>& protocols) {
+                                Calibration& cal, std::set<Protocol>& protocols) {
   std::vector<FileCase> cases;
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     FilePlan plan = plan_measurements(topo, files[fi]);
@@ -108,12 +107,6 @@ std::vector<FileCase> fit_cases(const Topology& topo, const std::vector<Measurem
     }
     for (std::string& s : plan.skipped) cal.skipped.push_back(std::move(s));
     for (RowCase& c : plan.cases) {
-      if (c.substituted && !options.fit_substituted) {
-        cal.skipped.push_back(
-            fmt::format("{}:{}: NCCL would run {}, which collsim does not simulate; not fitted",
-                        files[fi].path, c.line, c.nccl_pick));
-        continue;
-      }
       if (c.measured_us <= 0) continue;
       protocols.insert(c.request.protocol);
       cases.emplace_back(fi, std::move(c));
@@ -377,7 +370,7 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
     files.insert(files.end(), clusters[k].files.begin(), clusters[k].files.end());
     // A cluster whose rows cannot be predicted is an error only if no cluster has any.
     try {
-      s.cases = fit_cases(*s.topo, clusters[k].files, options, cal, protocols[k]);
+      s.cases = fit_cases(*s.topo, clusters[k].files, cal, protocols[k]);
     } catch (const MeasurementError&) {
       if (clusters.size() == 1) throw;
     }
@@ -504,7 +497,7 @@ void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_b
 Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
                     const CostParams& costs, Model model) {
   Validation v;
-  std::vector<double> all, simulated;
+  std::vector<double> all;
   for (const MeasurementFile& f : files) {
     FilePlan plan = plan_measurements(topo, f);
     for (std::string& s : plan.skipped) v.skipped.push_back(std::move(s));
@@ -523,7 +516,6 @@ Validation validate(const Topology& topo, const std::vector<MeasurementFile>& fi
         row.error_pct = error_pct(*row.predicted_us, c.measured_us);
         errors.push_back(row.error_pct);
         all.push_back(row.error_pct);
-        if (!c.substituted) simulated.push_back(row.error_pct);
       } else {
         v.skipped.push_back(fmt::format("{}:{}: --model nccl has no cost for {} ({})", f.path,
                                         c.line, to_string(c.request.collective),
@@ -535,7 +527,6 @@ Validation validate(const Topology& topo, const std::vector<MeasurementFile>& fi
     v.per_file.emplace_back(f.path, error_stats(errors));
   }
   v.overall = error_stats(all);
-  v.overall_simulated = error_stats(simulated);
   return v;
 }
 

@@ -72,9 +72,6 @@ struct Calibration {
 
 struct CalibrateOptions {
   std::uint64_t exact_limit = 512ull << 20;  // rows above: extrapolated during the fit
-  // Rows where NCCL would run an algorithm collsim does not simulate (CollNet) take part in
-  // the fit only if set: their stand-in algorithm is not what was measured.
-  bool fit_substituted = false;
   // A fitted parameter whose standard error exceeds this fraction of its value (relative, for
   // rates) is reported as not determined and held at its prior value.
   double max_relative_sigma = 0.5;
@@ -119,7 +116,6 @@ struct Validation {
   std::vector<ValidationRow> rows;
   std::vector<std::pair<std::string, ErrorStats>> per_file;
   ErrorStats overall;
-  ErrorStats overall_simulated;  // rows whose algorithm collsim simulates as NCCL ran it
   std::vector<std::string> skipped;
 };
 

@@ -137,8 +137,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
       } else {
         const AlgoChoice allowed = parse_algo_choice(algo, proto);
         const NcclModel& m = model_for(r.comm);
-        const Selection own = select_nccl(m, r.collective, row.bytes, allowed, false);
-        const Selection s = select_nccl(m, r.collective, row.bytes, allowed, true);
+        const Selection s = select_nccl(m, r.collective, row.bytes, allowed);
         r.algorithm = s.chosen.algorithm;
         r.protocol = s.chosen.protocol;
         if (!channels) {
@@ -150,9 +149,8 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
           r.channels = nccl_request_channels(r, nccl_p2p_shape(topo, r.comm, r.channels), row.bytes,
                                              r.channels, floor);
         }
-        c.nccl_pick = own.nccl_pick;
-        if (own.time_us > 0) c.nccl_us = own.time_us;
-        c.substituted = !simulable(own.chosen.algorithm);
+        c.nccl_pick = s.nccl_pick;
+        if (s.time_us > 0) c.nccl_us = s.time_us;
         c.selection = row.algo_override || row.proto_override
                           ? fmt::format("forced {}", fmt::join(forced(row), " "))
                           : std::string("NCCL's choice");

@@ -13,10 +13,7 @@
 //    NCCL's choice, which is then made among what is left, as NCCL makes it;
 //  - otherwise NCCL's automatic choice (algorithms/models/selection.hpp, NCCL's tuning model for
 //    the file's NCCL version: the constant set collsim carries nearest to it, 2.22 below 2.27,
-//    else 2.30). When NCCL would run an algorithm collsim does not simulate, the best simulable
-//    one by NCCL's model stands in and the case says so (`substituted`); since CollNet is
-//    simulated (where the config has network.sharp, the only place NCCL's model picks it) no
-//    NCCL algorithm is left out.
+//    else 2.30). Every algorithm NCCL runs is simulated, so the case runs NCCL's own pick.
 // Channels: NCCL's runtime channel count on this cluster, bounded by NCCL_MIN/MAX_NCHANNELS and
 // NCCL_MIN/MAX_CTAS where the file sets them; collsim's CSV gives its own.
 // The host: nccl-tests' "nGpus" (GPUs one thread drives) and "graph:" from the header, 1 and no
@@ -45,7 +42,6 @@ struct RowCase {
   std::string selection;  // how the algorithm was chosen: "NCCL_ALGO=Ring", "NCCL's choice", ...
   std::string nccl_pick;  // NCCL's own pick ("NVLS/Simple"), where NCCL chose
   std::optional<double> nccl_us;  // NCCL's tuning model's time for its own pick, where it has one
-  bool substituted = false;       // NCCL's pick is not simulated; `request` is the stand-in
   double measured_us = 0;
 };
 

@@ -1,5 +1,5 @@
 // `collsim calibrate CONFIG --measurements FILE... -o OUT.yaml [--op OP] [--min-bytes B]
-//  [--max-bytes B] [--nodes N] [--costs F...] [--fit-substituted] [--also CONFIG=FILE...]`: fits
+//  [--max-bytes B] [--nodes N] [--costs F...] [--also CONFIG=FILE...]`: fits
 //  the cluster's cost parameters (jointly with other clusters' rows, --also) to measured
 //  nccl-tests logs or
 // `collsim bench` output (calibrate/calibration.hpp) and writes them as a YAML overlay that any
@@ -30,7 +30,6 @@ struct CalibrateArgs {
   bool default_costs = false;
   MeasurementArgs measurements;
   std::string output;
-  bool fit_substituted = false;
   std::string format = "table";
   std::vector<std::string> also;  // "CONFIG=FILE": rows of another cluster, fitted jointly
   bool shared_only = false;       // hold what one cluster alone determines (CalibrateOptions)
@@ -109,7 +108,6 @@ void run_calibrate(const CalibrateArgs& a) {
   std::vector<ClusterMeasurements> clusters = {{&topo, read_measurement_args(a.measurements)}};
   for (const OtherCluster& c : others) clusters.push_back({&c.topo, c.files});
   CalibrateOptions o;
-  o.fit_substituted = a.fit_substituted;
   o.fixed = a.fixed;
   if (a.shared_only) {
     if (a.also.empty()) {
@@ -163,9 +161,6 @@ void register_calibrate(CLI::App& app) {
   add_costs_option(*cmd, args->cost_files);
   cmd->add_flag("--default-costs", args->default_costs,
                 "start from the NCCL-sourced defaults, leaving out CONFIG's own costs: block");
-  cmd->add_flag("--fit-substituted", args->fit_substituted,
-                "also fit rows where NCCL ran an algorithm collsim does not simulate (CollNet), "
-                "with the stand-in algorithm");
   cmd->add_option("--also", args->also,
                   "CONFIG=FILE: also fit FILE's rows measured on cluster CONFIG; every parameter "
                   "takes one value for all the clusters (a fit of what they share)");

@@ -98,7 +98,7 @@ void add_row(Comparison& c, const Predictor& ev, const NcclModel* nccl, const Sw
   std::string pick;
   if (nccl != nullptr) {
     try {
-      pick = select_nccl(*nccl, r.collective, point.bytes, ev.allowed(), false).nccl_pick;
+      pick = select_nccl(*nccl, r.collective, point.bytes, ev.allowed()).nccl_pick;
     } catch (const RequestError&) {
       pick.clear();
     }

@@ -98,9 +98,7 @@ std::vector<Sample> pick_samples(const Topology& topo, const std::vector<Measure
                                  int limit, std::size_t& available) {
   std::vector<RowCase> cases;
   for (const MeasurementFile& f : files) {
-    for (RowCase& c : plan_measurements(topo, f).cases) {
-      if (!c.substituted) cases.push_back(std::move(c));
-    }
+    for (RowCase& c : plan_measurements(topo, f).cases) cases.push_back(std::move(c));
   }
   available = cases.size();
   if (cases.empty()) {

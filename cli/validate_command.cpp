@@ -85,7 +85,6 @@ void print_json(const Validation& v, const std::vector<MeasurementFile>& files) 
     row["line"] = r.c.line;
     row["selection"] = r.c.selection;
     row["nccl_pick"] = r.c.nccl_pick;
-    row["substituted"] = r.c.substituted;
     j["rows"].push_back(std::move(row));
   }
   j["files"] = nlohmann::ordered_json::array();
@@ -98,7 +97,6 @@ void print_json(const Validation& v, const std::vector<MeasurementFile>& files) 
   j["median_abs_error_pct"] = stat(v.overall, v.overall.median_abs_pct);
   j["p90_abs_error_pct"] = stat(v.overall, v.overall.p90_abs_pct);
   j["max_abs_error_pct"] = stat(v.overall, v.overall.max_abs_pct);
-  j["simulated_as_run"] = stats_json(v.overall_simulated);
   j["skipped"] = v.skipped;
   std::cout << j.dump(2) << "\n";
 }
@@ -137,8 +135,7 @@ void print_table(const Validation& v, const std::string& model,
         parse_model(model) == Model::kNccl
             ? r.c.nccl_pick
             : fmt::format("{}/{}", r.c.request.algorithm, to_string(r.c.request.protocol));
-    const std::string how =
-        r.c.selection + (r.c.substituted ? fmt::format(" (NCCL ran {})", r.c.nccl_pick) : "");
+    const std::string& how = r.c.selection;
     if (r.predicted_us) {
       fmt::print("{:>6} {:>12} {:<16} {:>12.2f} {:>12.2f} {:>+7.1f}%  {}\n", r.c.line,
                  request_bytes(r.c.request).count(), algo, r.c.measured_us, *r.predicted_us,
@@ -156,7 +153,6 @@ void print_table(const Validation& v, const std::string& model,
                      s);
   }
   print_stats_line("overall", v.overall);
-  print_stats_line("overall, rows simulated as NCCL ran them", v.overall_simulated);
   for (const std::string& s : v.skipped) fmt::print("skipped: {}\n", s);
 }
 

@@ -234,14 +234,6 @@ Time host_period(const Request& r, const CostParams& costs) {
 std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
                                   Model model, const PredictOptions& options, std::string* why) {
   if (model == Model::kNccl) return by_nccl(r, options, why);
-  if (!simulable(r.algorithm)) {
-    if (why) {
-      *why = fmt::format(
-          "algorithm \"{}\" is NCCL's; collsim does not simulate it yet (use --model nccl)",
-          r.algorithm);
-    }
-    return std::nullopt;
-  }
   if (const std::string no = cannot_run(r, topo); !no.empty()) {
     if (why) *why = no;
     return std::nullopt;

@@ -18,7 +18,7 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
     if (!s_.nccl) throw RequestError("NCCL's model needs its inputs (PredictSetup::nccl)");
     nccl_.emplace(*s_.nccl);
   }
-  candidates_ = collsim::candidates(s_.request.collective, s_.allowed, s_.model == Model::kNccl);
+  candidates_ = collsim::candidates(s_.request.collective, s_.allowed);
   if (s_.nccl_channels && is_nccl_p2p(s_.request.collective)) {
     p2p_ = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
   }
@@ -84,8 +84,7 @@ std::vector<Candidate> Predictor::to_try(std::uint64_t count, Choice* partial) c
     return {candidates_.front()};
   }
   if (s_.select == SelectPolicy::kNccl) {
-    const Selection s = select_nccl(*nccl_, s_.request.collective, size_of(count), s_.allowed,
-                                    s_.model != Model::kNccl);
+    const Selection s = select_nccl(*nccl_, s_.request.collective, size_of(count), s_.allowed);
     partial->how = "nccl";
     partial->nccl_pick = s.nccl_pick;
     partial->note = s.note;

@@ -24,14 +24,10 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// Every name --algo knows: collsim's registry, then NCCL's algorithms collsim cannot simulate.
+// Every name --algo knows: collsim's registry, which holds each of NCCL's algorithms.
 std::vector<std::string> universe() {
   std::vector<std::string> names;
   for (const AlgorithmInfo& a : algorithms()) names.push_back(a.name);
-  for (NcclAlgo a : kAllNcclAlgos) {
-    const std::string n(collsim_algorithm(a));
-    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  }
   return names;
 }
 
@@ -174,38 +170,20 @@ AlgoChoice parse_algo_choice(std::string_view algo, std::string_view proto) {
   return out;
 }
 
-std::vector<Candidate> candidates(Collective c, const AlgoChoice& allowed, bool with_nccl_only) {
+std::vector<Candidate> candidates(Collective c, const AlgoChoice& allowed) {
   std::vector<Candidate> out;
   std::vector<std::string> rejected;
   for (const std::string& name : allowed.algorithms) {
-    bool applies = false;
-    if (simulable(name)) {
-      applies = find_algorithm(name).implements(c);
-    } else if (with_nccl_only) {
-      const NcclAlgo a = *nccl_algo_of(name);
-      // NCCL runs NVLS/NVLSTree/CollNet for AllReduce (NVLS also AllGather/ReduceScatter),
-      // PAT for AllGather/ReduceScatter; its model disables the rest.
-      applies = c == Collective::kAllReduce ? a != NcclAlgo::kPat
-                : c == Collective::kAllGather || c == Collective::kReduceScatter
-                    ? a == NcclAlgo::kNvls || a == NcclAlgo::kPat
-                    : false;
-    }
-    if (!applies) {
+    const AlgorithmInfo& a = find_algorithm(name);
+    if (!a.implements(c)) {
       rejected.push_back(name);
       continue;
     }
     for (Protocol p : allowed.protocols) {
-      const AlgorithmInfo* a = find_algorithm_or_null(name);
-      const bool runs = a == nullptr || std::find(a->protocols.begin(), a->protocols.end(), p) !=
-                                            a->protocols.end();
-      if (runs) out.push_back({name, p});
+      if (std::find(a.protocols.begin(), a.protocols.end(), p) != a.protocols.end()) {
+        out.push_back({name, p});
+      }
     }
-  }
-  if (out.empty() && allowed.algorithms.size() == 1 && !simulable(allowed.algorithms.front()) &&
-      !with_nccl_only) {
-    throw RequestError(fmt::format(
-        "algorithm \"{}\" is NCCL's; collsim does not simulate it yet (--model nccl costs it)",
-        allowed.algorithms.front()));
   }
   if (out.empty()) {
     const std::string what = allowed.algorithms.size() == 1
@@ -229,7 +207,7 @@ std::optional<Selection> select_best(const std::vector<Candidate>& cs,
 }
 
 Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
-                      const AlgoChoice& allowed, bool simulable_only) {
+                      const AlgoChoice& allowed) {
   if (c == Collective::kBarrier) {
     throw RequestError("--select nccl: NCCL has no barrier collective; use --select best");
   }
@@ -280,24 +258,6 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
   s.nccl_pick = fmt::format("{}/{}", to_string(pick->algo), nccl_protocol_name(pick->proto));
   s.chosen = {std::string(collsim_algorithm(pick->algo)), pick->proto};
   s.time_us = pick->time_us;
-  if (!simulable_only || simulable(s.chosen.algorithm)) return s;
-  NcclFilter f = allowed.nccl;
-  for (NcclAlgo a : kAllNcclAlgos) {
-    if (!simulable(collsim_algorithm(a))) f.algos[static_cast<int>(a)] = false;
-  }
-  const auto fallback = m.best(c, bytes, f);
-  if (!fallback) {
-    throw RequestError(fmt::format(
-        "--select nccl: NCCL would pick {}, which collsim does not simulate yet, and nothing "
-        "else is allowed; use --model nccl",
-        s.nccl_pick));
-  }
-  s.chosen = {std::string(collsim_algorithm(fallback->algo)), fallback->proto};
-  s.time_us = fallback->time_us;
-  s.note = fmt::format(
-      "NCCL would pick {}, which collsim does not simulate yet; showing NCCL's "
-      "next choice among the algorithms collsim simulates",
-      s.nccl_pick);
   return s;
 }
 

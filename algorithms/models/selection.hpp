@@ -62,15 +62,14 @@ AlgoChoice parse_algo_choice(std::string_view algo, std::string_view proto);
 // case ("Tree" -> "dbtree"). RequestError listing the names otherwise.
 std::string canonical_algorithm(std::string_view name);
 
-// Whether collsim generates schedules for this algorithm (NCCL's CollNet has no generator yet:
-// only --model nccl costs it).
+// Whether `algorithm` is one of collsim's algorithms (its registry's names). Every NCCL
+// algorithm is one (collsim_algorithm maps each to its generator).
 bool simulable(std::string_view algorithm);
 
 // The allowed algorithm x protocol pairs that implement `c`, algorithms in the order of
-// `allowed.algorithms`, protocols ll, ll128, simple. `with_nccl_only` adds NCCL's algorithms
-// collsim cannot simulate (for --model nccl). Throws RequestError when none is left, saying
-// which algorithms implement `c`.
-std::vector<Candidate> candidates(Collective c, const AlgoChoice& allowed, bool with_nccl_only);
+// `allowed.algorithms`, protocols ll, ll128, simple. Throws RequestError when none is left,
+// saying which algorithms implement `c`.
+std::vector<Candidate> candidates(Collective c, const AlgoChoice& allowed);
 
 struct Selection {
   Candidate chosen;
@@ -85,16 +84,15 @@ using CostFunction = std::function<std::optional<double>(const Candidate&)>;
 std::optional<Selection> select_best(const std::vector<Candidate>& cs, const CostFunction& time_us);
 
 // The policy `nccl`: NCCL's arg-min for `bytes` (nccl-tests' size column) under `allowed`.
-//  - AllReduce, AllGather, ReduceScatter, Broadcast, Reduce: NcclModel::best. If NCCL picks an
-//    algorithm collsim cannot simulate (CollNet) and `simulable_only`, chosen is NCCL's best
-//    among the ones it can, and the note says so.
+//  - AllReduce, AllGather, ReduceScatter, Broadcast, Reduce: NcclModel::best, which collsim
+//    simulates as it is (every NCCL algorithm has a generator).
 //  - AllToAll, Gather, Scatter, SendRecv: NCCL runs these as point-to-point sends, LL up to
 //    16 KiB per peer message and channel (NCCL_P2P_LL_THRESHOLD, docs/nccl-model.md §1.1), Simple
 //    above: chosen = direct with that protocol; time_us = 0 (NCCL has no cost model for p2p).
 //  - Barrier: NCCL has none; RequestError.
 // RequestError when the filter leaves NCCL nothing it would run.
 Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
-                      const AlgoChoice& allowed, bool simulable_only);
+                      const AlgoChoice& allowed);
 
 // NCCL's spelling of a protocol, as NCCL_PROTO and its logs write it: LL, LL128, Simple.
 std::string_view nccl_protocol_name(Protocol p);

@@ -101,19 +101,17 @@ TEST(Selection, BadListsAreErrors) {
 
 TEST(Selection, CandidatesOfACollective) {
   const AlgoChoice all = parse_algo_choice("auto", "ll");
-  const auto ag = candidates(Collective::kAllGather, all, false);
+  const auto ag = candidates(Collective::kAllGather, all);
   std::vector<std::string> names;
   for (const Candidate& c : ag) names.push_back(c.algorithm);
   // nvls and pat run with Simple only: not LL candidates.
   EXPECT_EQ(names, (std::vector<std::string>{"ring", "ring2d", "rhd", "direct"}));
-  // --model nccl adds none: NCCL's AllGather algorithms (NVLS, PAT) are collsim's, Simple only.
-  EXPECT_EQ(candidates(Collective::kAllGather, all, true).size(), 4u);
-  const auto simple = candidates(Collective::kAllGather, parse_algo_choice("auto", "simple"), false);
+  const auto simple = candidates(Collective::kAllGather, parse_algo_choice("auto", "simple"));
   ASSERT_GE(simple.size(), 2u);
   EXPECT_EQ(simple[simple.size() - 2], (Candidate{"nvls", Protocol::kSimple}));
   EXPECT_EQ(simple.back(), (Candidate{"pat", Protocol::kSimple}));
   try {
-    candidates(Collective::kAllToAll, parse_algo_choice("ring", "auto"), false);
+    candidates(Collective::kAllToAll, parse_algo_choice("ring", "auto"));
     FAIL();
   } catch (const RequestError& e) {
     EXPECT_STREQ(e.what(),
@@ -121,7 +119,7 @@ TEST(Selection, CandidatesOfACollective) {
   }
   // CollNet is simulated (where the fabric runs it): Simple only, as NCCL.
   const std::vector<Candidate> collnet =
-      candidates(Collective::kAllReduce, parse_algo_choice("collnet_direct", "auto"), false);
+      candidates(Collective::kAllReduce, parse_algo_choice("collnet_direct", "auto"));
   ASSERT_EQ(collnet.size(), 1u);
   EXPECT_EQ(collnet.front().algorithm, "collnet_direct");
   EXPECT_EQ(collnet.front().protocol, P::kSimple);
@@ -157,21 +155,18 @@ TEST(Selection, NcclPolicyFollowsNcclsArgMin) {
   const NcclModel m = dgx_h100();
   const AlgoChoice all = parse_algo_choice("auto", "auto");
   // §1.10: Ring/LL from 8 B, NVLS/Simple from about 1.18 MB.
-  Selection s = select_nccl(m, Collective::kAllReduce, 1024, all, true);
+  Selection s = select_nccl(m, Collective::kAllReduce, 1024, all);
   EXPECT_EQ(s.chosen, (Candidate{"ring", P::kLL}));
   EXPECT_EQ(s.nccl_pick, "Ring/LL");
   EXPECT_TRUE(s.note.empty());
   EXPECT_NEAR(s.time_us, 15.0 + 1024 / (1000 * 80.64), 0.01);
-  // With --model nccl, NVLS is a fine answer.
-  s = select_nccl(m, Collective::kAllReduce, 32 << 20, all, false);
-  EXPECT_EQ(s.chosen, (Candidate{"nvls", P::kSimple}));
-  // Simulating, collsim runs NVLS too (the switch is an actor of the schedule).
-  s = select_nccl(m, Collective::kAllReduce, 32 << 20, all, true);
+  // collsim simulates NVLS as NCCL picks it (the switch is an actor of the schedule).
+  s = select_nccl(m, Collective::kAllReduce, 32 << 20, all);
   EXPECT_EQ(s.nccl_pick, "NVLS/Simple");
   EXPECT_EQ(s.chosen, (Candidate{"nvls", P::kSimple}));
   EXPECT_TRUE(s.note.empty());
   // NCCL_PROTO=^LL: the filter applies.
-  s = select_nccl(m, Collective::kAllReduce, 1024, parse_algo_choice("auto", "^LL"), true);
+  s = select_nccl(m, Collective::kAllReduce, 1024, parse_algo_choice("auto", "^LL"));
   EXPECT_NE(s.chosen.protocol, P::kLL);
 }
 
@@ -179,12 +174,12 @@ TEST(Selection, NcclPolicyForPointToPointAndBarrier) {
   const NcclModel m = dgx_h100();
   const AlgoChoice all = parse_algo_choice("auto", "auto");
   // AllToAll of 1 MiB over 8 ranks: 128 KiB per peer, <= 24 channels x 16 KiB -> LL.
-  Selection s = select_nccl(m, Collective::kAllToAll, 1 << 20, all, true);
+  Selection s = select_nccl(m, Collective::kAllToAll, 1 << 20, all);
   EXPECT_EQ(s.chosen, (Candidate{"direct", P::kLL}));
   EXPECT_EQ(s.nccl_pick, "P2P/LL");
-  s = select_nccl(m, Collective::kAllToAll, 64 << 20, all, true);
+  s = select_nccl(m, Collective::kAllToAll, 64 << 20, all);
   EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
-  EXPECT_THROW(select_nccl(m, Collective::kBarrier, 0, all, true), RequestError);
+  EXPECT_THROW(select_nccl(m, Collective::kBarrier, 0, all), RequestError);
 }
 
 TEST(Selection, CrossoversInWords) {
