@@ -78,9 +78,6 @@ class CollNetSource : public GroupSource {
     }
     return v;
   }
-  std::uint64_t pieces_of(std::uint64_t len) const {
-    return std::max<std::uint64_t>(1, ceil_div(len, piece_bytes()));
-  }
 
   int nodes_;
   int g_;  // ranks per node

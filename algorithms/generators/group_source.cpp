@@ -126,4 +126,8 @@ std::uint64_t GroupSource::piece_bytes() const {
   return std::max(elem_, slice / elem_ * elem_);
 }
 
+std::uint64_t GroupSource::pieces_of(std::uint64_t len) const {
+  return std::max<std::uint64_t>(1, ceil_div(len, piece_bytes()));
+}
+
 }  // namespace collsim::detail

@@ -47,6 +47,8 @@ class GroupSource : public GeneratedSource {
  protected:
   // Piece size in bytes for pipelined groups: the chunk (one slice of it).
   std::uint64_t piece_bytes() const;
+  // The pieces pipeline(templates, piece_bytes()) cuts `len` bytes into: at least one.
+  std::uint64_t pieces_of(std::uint64_t len) const;
 };
 
 }  // namespace collsim::detail

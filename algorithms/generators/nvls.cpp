@@ -69,14 +69,12 @@ class NvlsSource final : public GroupSource {
   std::vector<Dependency> dependencies(int rank) const override {
     std::vector<Dependency> deps;
     if (rank != sw_) return deps;
-    const std::uint64_t piece = piece_bytes();
     if (!reduces()) {
       // AllGather: both lanes take op k·n + b for piece k of block b, so op i waits for op i.
       for (int c = 0; c < channels_; ++c) {
         const Span blk = block(c, 0);
         if (blk.length == 0) continue;  // every block of a channel is as long as block 0
-        const std::uint64_t ops = static_cast<std::uint64_t>(n_) *
-                                  std::max<std::uint64_t>(1, ceil_div(bytes(blk.length), piece));
+        const std::uint64_t ops = static_cast<std::uint64_t>(n_) * pieces_of(bytes(blk.length));
         for (int m = 0; m < n_; ++m) {
           for (std::uint64_t i = 0; i < ops; ++i)
             deps.push_back({c * width() + 1 + m, i, c * width(), i});
@@ -92,8 +90,7 @@ class NvlsSource final : public GroupSource {
         for (int b = 0; b < n_; ++b) {
           const Span blk = block(c, b);
           if (blk.length == 0) continue;
-          const std::uint64_t pieces =
-              std::max<std::uint64_t>(1, ceil_div(bytes(blk.length), piece));
+          const std::uint64_t pieces = pieces_of(bytes(blk.length));
           if (receives_block(m, b)) {
             for (std::uint64_t k = 0; k < pieces; ++k) {
               deps.push_back(

@@ -105,10 +105,6 @@ class NvlsTreeSource final : public GroupSource {
 
   std::vector<Dependency> dependencies(int rank) const override {
     std::vector<Dependency> deps;
-    const std::uint64_t piece = piece_bytes();
-    auto pieces_of = [&](const Span& blk) {
-      return std::max<std::uint64_t>(1, ceil_div(bytes(blk.length), piece));
-    };
     if (rank >= n_) {
       for (int c = 0; c < channels_; ++c) {
         const int base = c * width();
@@ -117,14 +113,14 @@ class NvlsTreeSource final : public GroupSource {
         for (int b = 0; b < g_; ++b) {
           if (block(c, b).length == 0) continue;
           present.push_back(b);
-          most = std::max(most, pieces_of(block(c, b)));
+          most = std::max(most, pieces_of(bytes(block(c, b).length)));
         }
         // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
         // g ops per block and piece, the blocks in turn).
         const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);
         for (std::size_t j = 0; j < present.size(); ++j) {
           const int b = present[j];
-          for (std::uint64_t k = 0; k < pieces_of(block(c, b)); ++k) {
+          for (std::uint64_t k = 0; k < pieces_of(bytes(block(c, b).length)); ++k) {
             deps.push_back({base + 1 + b, k, base, k * up_per_piece + (j + 1) * g_ - 1});
           }
         }
@@ -133,7 +129,8 @@ class NvlsTreeSource final : public GroupSource {
           for (std::uint64_t k = 0; k < most; ++k) {
             for (std::size_t j = 0; j < present.size(); ++j) {
               const int b = present[j];
-              if (k >= pieces_of(block(c, b))) continue;  // an empty piece: nothing to wait for
+              // An empty piece: nothing to wait for.
+              if (k >= pieces_of(bytes(block(c, b).length))) continue;
               deps.push_back({base + 1 + 2 * g_ + m, k * per_piece + j, base + 1 + g_ + b, k});
             }
           }
@@ -149,7 +146,7 @@ class NvlsTreeSource final : public GroupSource {
       if (blk.length == 0 || tree(node, b, c).parent >= 0) continue;
       const std::uint64_t u = head_up(node, b, c, 0, 0).size();
       const std::uint64_t w = head_down(node, b, c, 0, 0).size();
-      for (std::uint64_t k = 0; k < pieces_of(blk); ++k) {
+      for (std::uint64_t k = 0; k < pieces_of(bytes(blk.length)); ++k) {
         deps.push_back({c * width() + 1 + g_ + b, k * w, c * width() + 1 + b, k * u + u - 1});
       }
     }
