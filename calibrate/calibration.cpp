@@ -291,8 +291,9 @@ std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
       if (seen.insert(p.path()).second) params.push_back(std::move(p));
     }
   }
-  // The host's launch cost shows only where one thread drove several GPUs without a CUDA graph
-  // (with one GPU per thread, a launch is far shorter than any collective).
+  // The host's launch costs show only where one thread drove several GPUs without a CUDA graph
+  // (with one GPU per thread, a launch is far shorter than any collective); its cost per channel
+  // is determined where such rows ran on several channel counts, which the fit's QR judges.
   const auto host_driven = [](const FileCase& fc) {
     return fc.second.request.host.gpus_per_thread > 1 && !fc.second.request.host.graph;
   };
@@ -300,6 +301,7 @@ std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
         return std::any_of(s.cases.begin(), s.cases.end(), host_driven);
       })) {
     params.push_back({{CostField::Kind::kHostLaunch}});
+    params.push_back({{CostField::Kind::kHostChannel}});
   }
   return params;
 }

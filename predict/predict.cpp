@@ -228,7 +228,8 @@ std::optional<Prediction> by_collsim(const Request& r, const Topology& topo,
 
 Time host_period(const Request& r, const CostParams& costs) {
   if (r.host.graph) return Time{};
-  return costs.host_launch * std::max(1, r.host.gpus_per_thread);
+  const Time one_gpu = costs.host_launch + costs.host_channel * std::max(1, r.channels);
+  return one_gpu * std::max(1, r.host.gpus_per_thread);
 }
 
 std::optional<Prediction> predict(const Request& r, const Topology& topo, const CostParams& costs,
@@ -243,9 +244,10 @@ std::optional<Prediction> predict(const Request& r, const Topology& topo, const 
   const Time host = host_period(r, costs);
   if (p && host > p->time) {
     p->detail = fmt::format(
-        "host-bound: {} GPUs per thread x {:.2f} us to issue each, over {:.2f} us "
-        "on the GPUs; {}",
-        r.host.gpus_per_thread, costs.host_launch.us(), p->time.us(), p->detail);
+        "host-bound: {} GPUs per thread x {:.2f} us to issue each on {} channels, over {:.2f} "
+        "us on the GPUs; {}",
+        r.host.gpus_per_thread, host.us() / std::max(1, r.host.gpus_per_thread),
+        std::max(1, r.channels), p->time.us(), p->detail);
     p->time = host;
     p->host_bound = true;
   }

@@ -18,9 +18,10 @@
 //   kNccl            NCCL's own tuning model (algorithms/models/nccl_model.hpp), which knows
 //                    NCCL's algorithms only and uses NCCL's constants, never collsim's costs.
 // The first three also bound the time from below by the host's share of an iteration,
-// costs.host_launch x r.host.gpus_per_thread (none with a CUDA graph): nccl-tests runs the GPUs
-// on one iteration while the host issues the next, so an iteration takes the longer of the two
-// (Prediction::host_bound says which). NCCL's model has no such term.
+// (costs.host_launch + r.channels x costs.host_channel) x r.host.gpus_per_thread (none with a
+// CUDA graph): nccl-tests runs the GPUs on one iteration while the host issues the next, so an
+// iteration takes the longer of the two (Prediction::host_bound says which). NCCL's model has no
+// such term.
 // The first three read every cost from `costs` (the GPU's defaults under the config's `costs:`
 // block and its overlays, resolved once per command); tests/predict/model_contract_test.cpp
 // holds them to that and to agreeing with each other where they should.
@@ -64,8 +65,8 @@ struct Prediction {
   bool host_bound = false;
 };
 
-// The host's time to issue one iteration of `r` (Request::host): host_launch per GPU its thread
-// drives, nothing when the iterations run from a CUDA graph.
+// The host's time to issue one iteration of `r` (Request::host): host_launch and host_channel
+// per channel, for each GPU its thread drives; nothing when the iterations run from a CUDA graph.
 Time host_period(const Request& r, const CostParams& costs);
 
 struct PredictOptions {

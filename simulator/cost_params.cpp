@@ -188,6 +188,17 @@ CostParams default_cost_params(int sm) {
   // ((33.7 - 16.88) / 4 = 4.2; 33.7 / 8 = 4.21), far steeper than the ring's NVLink steps.
   // No architecture-specific figure is published; the same value serves every GPU.
   c.host_launch = us(4.2);
+  // And per NCCL channel the collective runs on: the host builds each channel's share of the
+  // work (NCCL's enqueue adds a work batch per channel, src/enqueue.cc), so a host-bound
+  // iteration lengthens with the channels though the GPUs' share of it does not. Measured as the
+  // slope of the per-GPU iteration time over the channel count (1 to 24) on the rows up to 1 MiB
+  // of one-thread eager tables (tests/data/nccl-tests): 0.035 us on 8 H100 with NCCL 2.26
+  // (h100x8_1node_allreduce_NVLS_together), 0.049, 0.049 and 0.058 us, median 0.049, on another
+  // host's 4 H100 with NCCL 2.29 (the AllReduce, ReduceScatter and AllGather tables of
+  // waynehacking8, -g 4); tests/predict/host_loop_test.cpp computes and prints them. 0.04 us lies
+  // between the two hosts. Where the one-channel cost itself differs from host to host (4.4 and
+  // 4.3-6.0 us per GPU there), this slope did not.
+  c.host_channel = us(0.04);
   return c;
 }
 
@@ -289,6 +300,8 @@ double cost_value(const CostParams& params, const CostField& f) {
       return params.nvls_tree_channel_bandwidth.bytes_per_second();
     case K::kHostLaunch:
       return static_cast<double>(params.host_launch.ps());
+    case K::kHostChannel:
+      return static_cast<double>(params.host_channel.ps());
     case K::kStepOverhead:
       return static_cast<double>(p.step_overhead.ps());
     case K::kHostStaging:
@@ -333,6 +346,9 @@ void set_cost_value(CostParams& params, const CostField& f, double v) {
       break;
     case K::kHostLaunch:
       params.host_launch = ps_of(v);
+      break;
+    case K::kHostChannel:
+      params.host_channel = ps_of(v);
       break;
     case K::kStepOverhead:
       p.step_overhead = ps_of(v);

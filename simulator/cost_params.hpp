@@ -37,8 +37,9 @@
 //    whole rate, ports x nvls_bandwidth, is shared by its streams, so a switch reducing for p
 //    GPUs over C channels delays each piece-reduction by B x C / ((p - 1) x nvls_bandwidth)
 //    and reduces a whole n-byte AllReduce in n / nvls_bandwidth.
-//  - host_launch is not simulated: it is the host's time to issue one collective on one GPU.
-//    A measured iteration takes at least host_launch x the GPUs one host thread drives
+//  - host_launch is not simulated: it is the host's time to issue one collective on one GPU,
+//    plus host_channel for each NCCL channel the collective runs on. A measured iteration takes
+//    at least (host_launch + channels x host_channel) x the GPUs one host thread drives
 //    (predict/predict.hpp, Request::host). The -g 8 AllReduce tables of tests/data/nccl-tests
 //    stay flat at 32-36 us up to 32 KiB on 8x A100 (a100x8_1node_allreduce_oci-bm-gpu4.8) and
 //    64 KiB on 8x H100 (h100x8_1node_allreduce_NVLS_together).
@@ -90,6 +91,7 @@ struct CostParams {
   // architecture; cost_params.cpp). Not a `costs:` key: it scales whatever cap is given.
   double nvls_tree_deep_share = 1.0;
   Time host_launch;                 // host time to issue one collective on one GPU; zero = none
+  Time host_channel;                // and for each NCCL channel the collective runs on
 
   ProtocolCost& protocol(Protocol p) { return protocols[static_cast<int>(p)]; }
   const ProtocolCost& protocol(Protocol p) const { return protocols[static_cast<int>(p)]; }

@@ -26,6 +26,7 @@ std::vector<CostField> build_fields() {
   out.push_back({K::kP2pChannelBandwidth});
   out.push_back({K::kNvlsTreeChannelBandwidth});
   out.push_back({K::kHostLaunch});
+  out.push_back({K::kHostChannel});
   for (int p = 0; p < 3; ++p) {
     out.push_back({K::kLaunch, p});
     out.push_back({K::kEfficiency, p});
@@ -142,6 +143,8 @@ std::string CostField::path() const {
       return "nvls_tree_channel_bandwidth";
     case Kind::kHostLaunch:
       return "host_launch";
+    case Kind::kHostChannel:
+      return "host_channel";
     case Kind::kStepOverhead:
       return fmt::format("protocols.{}.step_overhead", p);
     case Kind::kHostStaging:
@@ -155,6 +158,7 @@ CostUnit CostField::unit() const {
     case Kind::kLaunch:
     case Kind::kHopLatency:
     case Kind::kHostLaunch:
+    case Kind::kHostChannel:
     case Kind::kStepOverhead:
       return CostUnit::kTime;
     case Kind::kEfficiency:
@@ -197,6 +201,7 @@ double CostField::upper() const {
       return 10'000 * kPsPerUs;  // 10 ms
     case Kind::kHopLatency:
     case Kind::kHostLaunch:
+    case Kind::kHostChannel:
     case Kind::kStepOverhead:
       return 1'000 * kPsPerUs;  // 1 ms
     case Kind::kChannelBandwidth:

@@ -13,6 +13,7 @@
 //     p2p_channel_bandwidth: 20.5GB/s   # one channel of a send/recv (CTA); "none" for no cap
 //     nvls_tree_channel_bandwidth: 16.2GB/s   # one NVLSTree channel (CTA); "none" for no cap
 //     host_launch: 4.2us          # host time to issue one collective on one GPU
+//     host_channel: 0.04us        # and for each NCCL channel it runs on
 //     protocols:
 //       simple:                   # ll ll128 simple
 //         efficiency: 1.0         # payload / wire bytes
@@ -56,6 +57,7 @@ struct CostField {
     kP2pChannelBandwidth,
     kNvlsTreeChannelBandwidth,
     kHostLaunch,
+    kHostChannel,
     kStepOverhead,
     kHostStaging,
   };
