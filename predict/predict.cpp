@@ -187,8 +187,7 @@ std::string cannot_run_collnet(const AlgorithmInfo& a, const Request& r, const T
 // the backends' contract tests check).
 std::string cannot_run(const Request& r, const Topology& topo) {
   const AlgorithmInfo& a = find_algorithm(r.algorithm);
-  const bool collnet = a.family == Family::kCollNetDirect || a.family == Family::kCollNetChain;
-  if (collnet) return cannot_run_collnet(a, r, topo);
+  if (is_collnet(a.family)) return cannot_run_collnet(a, r, topo);
   if (a.family != Family::kNvls && !a.single_node) return "";
   if (!a.single_node && r.comm.node_count() == 1) {
     return fmt::format(

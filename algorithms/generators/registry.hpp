@@ -31,6 +31,11 @@ namespace collsim {
 // (direct) or pipelined whole (chain).
 enum class Family { kRing, kTree, kNvls, kPat, kCollNetDirect, kCollNetChain, kOther };
 
+// CollNet, either schedule: the network's switches reduce (InfiniBand SHARP).
+constexpr bool is_collnet(Family f) {
+  return f == Family::kCollNetDirect || f == Family::kCollNetChain;
+}
+
 // Everything collsim knows of an algorithm, so that no code elsewhere compares its name.
 struct AlgorithmInfo {
   std::string name;

@@ -143,7 +143,7 @@ Chunking chunking(const Request& r) {
   if (a != nullptr && a->family == Family::kPat) {
     k.chunk_bytes = std::max(e, pat_chunk(r, k.chunk_bytes) / e * e);
   }
-  if (a != nullptr && (a->family == Family::kCollNetDirect || a->family == Family::kCollNetChain)) {
+  if (a != nullptr && is_collnet(a->family)) {
     const bool direct = a->family == Family::kCollNetDirect;
     k.chunk_bytes = std::max(e, collnet_chunk(r, k.chunk_bytes, direct) / e * e);
   }
