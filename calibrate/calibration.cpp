@@ -4,10 +4,13 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <set>
+#include <string_view>
 
 #include "algorithms/generators/registry.hpp"
 #include "calibrate/fit_holds.hpp"
@@ -152,10 +155,13 @@ std::vector<FitRow> fit_rows(const std::vector<FileCase>& cases, const Calibrate
   return rows;
 }
 
+// The costs of `cluster` (a config name) at x: the shared parameters and that cluster's own
+// (CostParameter::cluster); an empty `cluster` takes the shared ones only.
 CostParams costs_at(const CostParams& start, const std::vector<CostParameter>& params,
-                    const Eigen::VectorXd& x) {
+                    const Eigen::VectorXd& x, std::string_view cluster) {
   CostParams c = start;
   for (std::size_t j = 0; j < params.size(); ++j) {
+    if (!params[j].cluster.empty() && params[j].cluster != cluster) continue;
     params[j].set_value(c, x[static_cast<Eigen::Index>(j)]);
   }
   return c;
@@ -180,7 +186,7 @@ LsqProblem fit_problem(const Topology& topo, const CostParams& start,
     p.step[j] = cp.step();
   }
   p.residuals = [&topo, &start, &params, &cache, &rows](const Eigen::VectorXd& x) {
-    const CostParams c = costs_at(start, params, x);
+    const CostParams c = costs_at(start, params, x, topo.name());
     std::vector<double> t(cache.size());
     for (std::size_t i = 0; i < cache.size(); ++i) {
       t[i] = simulate_request(topo, cache.request(static_cast<int>(i)),
@@ -226,23 +232,29 @@ std::string information_shares(const LsqResult& fit, Eigen::Index j,
 }
 
 // What the report says of parameter j: its values, and what determined it or why nothing did.
+// `start` is the costs it started from: its own cluster's for one cluster's host.
 FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index j,
                          const LsqResult& fit, bool weak, const std::string& unshared,
-                         const Calibration& cal, const std::vector<FitRow>& rows,
+                         const CostParams& start, const std::vector<FitRow>& rows,
                          const std::vector<MeasurementFile>& files, double max_relative_sigma) {
   const auto k = static_cast<std::size_t>(j);
   const CostParameter& cp = params[k];
   FittedParameter fp;
   fp.parameter = cp;
-  fp.before = cp.format(cal.start);
-  fp.value = cp.format(cal.fitted);
+  fp.before = cp.format(start);
+  CostParams at = start;  // not cal.fitted, which has no other cluster's host
+  cp.set_value(at, fit.x[j]);
+  fp.value = cp.format(at);
   fp.fitted = fit.free[k];
   fp.fit_value = fit.x[j];
   fp.fit_sigma = fit.sigma[j];
   fp.at_bound = fp.fitted && fit.at_bound[k];
   if (fp.fitted) {
-    fp.sigma = fp.at_bound ? "at bound" : cp.format_sigma(cal.fitted, fit.sigma[j]);
+    fp.sigma = fp.at_bound ? "at bound" : cp.format_sigma(at, fit.sigma[j]);
     fp.determined_by = information_shares(fit, j, rows, files);
+    if (!cp.cluster.empty()) {
+      fp.determined_by = fmt::format("{}'s host, not shared: {}", cp.cluster, fp.determined_by);
+    }
     if (fp.at_bound) {
       fp.determined_by = fmt::format(
           "ran to its bound (the rows say only that it is {}); {}",
@@ -259,7 +271,7 @@ FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index 
     const int other = fit.collinear_with[k];
     fp.determined_by =
         other >= 0 ? fmt::format("not determined: moves the rows as {} does, which is fitted",
-                                 params[static_cast<std::size_t>(other)].path())
+                                 params[static_cast<std::size_t>(other)].label())
                    : std::string("not determined: no row depends on it");
   }
   return fp;
@@ -280,9 +292,10 @@ struct FitSet {
   std::vector<FitRow> rows;
 };
 
-// The union of the sets' parameters, each once (by its `costs:` path), in order of appearance.
-std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
-                                             const std::vector<std::set<Protocol>>& protocols) {
+// The union of the sets' parameters, each once (by its `costs:` path), in order of appearance;
+// in a fit over several clusters, the host's costs once per cluster that shows them.
+std::vector<CostParameter> fit_parameters(const std::vector<FitSet>& sets,
+                                          const std::vector<std::set<Protocol>>& protocols) {
   std::vector<CostParameter> params;
   std::set<std::string> seen;
   for (std::size_t k = 0; k < sets.size(); ++k) {
@@ -294,14 +307,24 @@ std::vector<CostParameter> shared_parameters(const std::vector<FitSet>& sets,
   // The host's launch costs show only where one thread drove several GPUs without a CUDA graph
   // (with one GPU per thread, a launch is far shorter than any collective); its cost per channel
   // is determined where such rows ran on several channel counts, which the fit's QR judges.
+  // Those costs are the measuring host's (its CPU, driver, NCCL version: one-thread AllReduce
+  // floors of 35.0 us over 8 H100s on one host, 23.5 us over 4 on another, docs/calibration.md),
+  // not the hardware class's, so a fit over several clusters gives each cluster its own and lets
+  // none of them pass its host on to the others or to a cluster none of the rows came from.
   const auto host_driven = [](const FileCase& fc) {
     return fc.second.request.host.gpus_per_thread > 1 && !fc.second.request.host.graph;
   };
-  if (std::any_of(sets.begin(), sets.end(), [&](const FitSet& s) {
-        return std::any_of(s.cases.begin(), s.cases.end(), host_driven);
-      })) {
-    params.push_back({{CostField::Kind::kHostLaunch}});
-    params.push_back({{CostField::Kind::kHostChannel}});
+  std::set<std::string> clusters;
+  for (const FitSet& s : sets) clusters.insert(s.topo->name());
+  std::set<std::string> hosts;
+  for (const FitSet& s : sets) {
+    const std::string& name = s.topo->name();
+    if (hosts.contains(name) || std::none_of(s.cases.begin(), s.cases.end(), host_driven)) continue;
+    hosts.insert(name);
+    const std::string own = clusters.size() > 1 ? name : std::string();
+    params.push_back({{CostField::Kind::kHostLaunch}, own});
+    params.push_back({{CostField::Kind::kHostChannel}, own});
+    if (own.empty()) break;
   }
   return params;
 }
@@ -326,18 +349,67 @@ void hold_fixed(std::vector<CostParameter>& params, const std::vector<std::strin
   });
 }
 
+// One set's residuals, kept for the last two points that differed in the parameters its costs
+// read: a finite-difference step in another cluster's own parameter leaves them as they were at
+// the base point, and is not simulated again.
+class PartResiduals {
+ public:
+  PartResiduals(LsqProblem part, const std::vector<CostParameter>& params, const std::string& name)
+      : part_(std::move(part)) {
+    for (std::size_t j = 0; j < params.size(); ++j) {
+      if (params[j].cluster.empty() || params[j].cluster == name)
+        reads_.push_back(static_cast<Eigen::Index>(j));
+    }
+  }
+  const Eigen::VectorXd& operator()(const Eigen::VectorXd& x) {
+    Eigen::VectorXd key(static_cast<Eigen::Index>(reads_.size()));
+    for (std::size_t i = 0; i < reads_.size(); ++i)
+      key[static_cast<Eigen::Index>(i)] = x[reads_[i]];
+    for (Memo& m : memo_) {
+      if (m.valid && m.key == key) return m.r;
+    }
+    Memo& oldest = memo_[next_];
+    next_ = 1 - next_;
+    oldest = {true, std::move(key), part_.residuals(x)};
+    return oldest.r;
+  }
+
+ private:
+  struct Memo {
+    bool valid = false;
+    Eigen::VectorXd key;
+    Eigen::VectorXd r;
+  };
+  LsqProblem part_;
+  std::vector<Eigen::Index> reads_;
+  std::array<Memo, 2> memo_{};
+  int next_ = 0;
+};
+
 // The least-squares problem over every set: one residual per row of each, in set order.
 LsqProblem joint_problem(const std::vector<FitSet>& sets,
                          const std::vector<CostParameter>& params) {
-  std::vector<LsqProblem> parts;
-  for (const FitSet& s : sets)
-    parts.push_back(fit_problem(*s.topo, s.start, params, s.cache, s.rows));
-  LsqProblem p = parts.front();  // x0, bounds and steps: the first cluster's starting values
+  auto parts = std::make_shared<std::vector<PartResiduals>>();
+  for (const FitSet& s : sets) {
+    parts->emplace_back(fit_problem(*s.topo, s.start, params, s.cache, s.rows), params,
+                        s.topo->name());
+  }
+  // x0, bounds and steps: the first cluster's starting values, and each cluster's for its own
+  LsqProblem p = fit_problem(*sets.front().topo, sets.front().start, params, sets.front().cache,
+                             sets.front().rows);
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    for (const FitSet& s : sets) {
+      if (!params[j].cluster.empty() && params[j].cluster == s.topo->name()) {
+        p.x0[static_cast<Eigen::Index>(j)] = params[j].value(s.start);
+        break;
+      }
+    }
+  }
   p.residuals = [parts](const Eigen::VectorXd& x) {
     std::vector<Eigen::VectorXd> r;
     Eigen::Index n = 0;
-    for (const LsqProblem& part : parts) {
-      r.push_back(part.residuals(x));
+    for (PartResiduals& part : *parts) {
+      r.push_back(part(x));
       n += r.back().size();
     }
     Eigen::VectorXd all(n);
@@ -388,7 +460,7 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   }
   cal.start = sets.front().start;
   cal.fitted = cal.start;
-  std::vector<CostParameter> params = shared_parameters(sets, protocols);
+  std::vector<CostParameter> params = fit_parameters(sets, protocols);
   hold_fixed(params, options.fixed);
   std::vector<FitRow> rows;  // every set's, in the residuals' order
   // Each row's cluster: sets of the same config are one cluster.
@@ -413,7 +485,11 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
                                static_cast<int>(cluster_names.size()), options.max_cluster_share);
   const std::vector<bool> weak =
       hold_loose_parameters(p, fit, params, cal.start, options.max_relative_sigma);
-  cal.fitted = costs_at(cal.start, params, fit.x);
+  // The overlay carries the shared values and its own cluster's host, unless it is meant for a
+  // cluster none of the rows came from (--shared-only), whose host none of them measured.
+  const bool shared_only = options.max_cluster_share < 1.0;
+  const std::string overlay_cluster = shared_only ? "" : clusters.front().topo->name();
+  cal.fitted = costs_at(cal.start, params, fit.x, overlay_cluster);
   cal.iterations = fit.iterations;
   cal.evaluations = fit.evaluations;
   cal.converged = fit.converged;
@@ -425,13 +501,19 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
           "cluster's own; prior kept",
           cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
     }
-    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held, cal,
-                                      rows, files, options.max_relative_sigma));
+    const auto own = std::find_if(sets.begin(), sets.end(), [&](const FitSet& s) {
+      return s.topo->name() == params[j].cluster;
+    });
+    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
+                                      own != sets.end() ? own->start : cal.start, rows, files,
+                                      options.max_relative_sigma));
+    FittedParameter& fp = cal.parameters.back();
+    fp.written = fp.fitted && (params[j].cluster.empty() || params[j].cluster == overlay_cluster);
   }
 
   std::vector<double> before, after;
   for (FitSet& s : sets) {
-    const CostParams fitted = costs_at(s.start, params, fit.x);
+    const CostParams fitted = costs_at(s.start, params, fit.x, s.topo->name());
     for (const auto& [fi, c] : s.cases) {
       const Schedule& sched = s.cache.schedule(s.cache.index(c.request));
       before.push_back(error_pct(predict_case(*s.topo, c, s.start, Model::kMaxMin, &sched)->us(),
@@ -469,7 +551,7 @@ void write_overlay(std::ostream& out, const Calibration& cal, const std::string&
       cal.after.median_abs_pct, cal.after.p90_abs_pct, cal.after.max_abs_pct);
   out << "  parameters:\n";
   for (const FittedParameter& p : cal.parameters) {
-    out << fmt::format("    - path: {}\n", p.parameter.path());
+    out << fmt::format("    - path: {}\n", p.parameter.label());
     out << fmt::format("      before: \"{}\"\n", p.before);
     if (p.fitted) {
       out << fmt::format("      value: \"{}\"\n", p.value);
@@ -480,7 +562,7 @@ void write_overlay(std::ostream& out, const Calibration& cal, const std::string&
   // The costs: mapping, written through the schema that reads it back.
   std::vector<CommentedSetting> costs;
   for (const FittedParameter& p : cal.parameters) {
-    if (!p.fitted) continue;
+    if (!p.written) continue;
     const CostField& f = p.parameter.field;
     const bool no_cap = f.kind == CostField::Kind::kChannelBandwidth && p.at_bound;
     const std::string comment = no_cap       ? "the rows fit best with no cap"

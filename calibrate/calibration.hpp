@@ -54,6 +54,9 @@ struct FittedParameter {
   // Fitted: the files whose rows carry most of the information on it ("a.txt 72%").
   // Not fitted: why ("collinear with protocols.simple.launch", "no row depends on it").
   std::string determined_by;
+  // Fitted and one of the overlay's costs: a shared parameter, or the overlay's own cluster's
+  // host (CostParameter::cluster) when the fit is not --shared-only.
+  bool written = false;
 };
 
 struct Calibration {

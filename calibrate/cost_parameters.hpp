@@ -33,8 +33,14 @@ namespace collsim {
 
 struct CostParameter {
   CostField field;  // the `costs:` key it is (topology/cost_schema.hpp)
+  // Empty: one value for every cluster of the fit. Else the one cluster (config name) it belongs
+  // to: in a joint fit each cluster's host issues its own collectives (host_launch, host_channel:
+  // its CPU, driver and NCCL's enqueue path), a cost no other cluster's rows say anything about.
+  std::string cluster = {};
 
   std::string path() const { return field.path(); }  // "protocols.simple.launch"
+  // How reports name it: the path, and for one cluster's own "host_launch@dgx-a100".
+  std::string label() const { return cluster.empty() ? path() : path() + "@" + cluster; }
   bool log_scale() const;                            // rates and fractions
   double value(const CostParams& c) const;           // fit scale: us, or log(fraction | bytes/s)
   void set_value(CostParams& c, double v) const;

@@ -15,6 +15,13 @@ void refit(const LsqProblem& p, LsqResult& fit) {
   fit.iterations += iterations;
 }
 
+// Where a held parameter goes back to: the problem's prior (for a cluster's own, that cluster's
+// starting value), else its value in `start`.
+double prior_of(const LsqProblem& p, const std::vector<CostParameter>& params,
+                const CostParams& start, Eigen::Index j) {
+  return j < p.prior.size() ? p.prior[j] : params[static_cast<std::size_t>(j)].value(start);
+}
+
 }  // namespace
 
 std::vector<double> information_by_group(const LsqResult& fit, Eigen::Index j,
@@ -46,13 +53,13 @@ std::vector<std::pair<int, double>> hold_unshared_parameters(
     Eigen::VectorXd x0 = fit.x;
     for (Eigen::Index j = 0; j < n; ++j) {
       const auto k = static_cast<std::size_t>(j);
-      if (!fit.free[k]) continue;
+      if (!fit.free[k] || !params[k].cluster.empty()) continue;  // one cluster's by design
       const std::vector<double> share = information_by_group(fit, j, row_cluster, clusters);
       const auto top = std::max_element(share.begin(), share.end());
       if (*top <= max_share) continue;
       held[k] = {static_cast<int>(top - share.begin()), *top};
       p.fixed[k] = true;
-      x0[j] = params[k].value(start);
+      x0[j] = prior_of(p, params, start, j);
       any = true;
     }
     if (!any) break;
@@ -85,7 +92,7 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
     weak[static_cast<std::size_t>(worst)] = true;
     p.fixed[static_cast<std::size_t>(worst)] = true;
     p.x0 = fit.x;
-    p.x0[worst] = params[static_cast<std::size_t>(worst)].value(start);
+    p.x0[worst] = prior_of(p, params, start, worst);
     refit(p, fit);
   }
   return weak;

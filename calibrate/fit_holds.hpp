@@ -2,7 +2,8 @@
 // the robust fit of least_squares.hpp):
 //   hold_unshared_parameters  one cluster's rows alone determine it (calibrate --shared-only)
 //   hold_loose_parameters     the rows pin it only loosely (a large standard error)
-// Each holds what it finds (LsqProblem::fixed, at the prior value) and fits the rest again.
+// Each holds what it finds (LsqProblem::fixed, at LsqProblem::prior, else its value in `start`)
+// and fits the rest again.
 #pragma once
 
 #include <utility>
@@ -22,8 +23,9 @@ std::vector<double> information_by_group(const LsqResult& fit, Eigen::Index j,
 
 // A parameter that one cluster alone determines (more than max_share of its information) says
 // how that cluster differs, not what the clusters share: held at its prior value, and the rest
-// fitted again, until no fitted parameter is one cluster's. Returns, per parameter, the cluster
-// that held it (-1: not held) and its share. Nothing is held with fewer than two clusters or
+// fitted again, until no fitted parameter is one cluster's. A parameter that is one cluster's
+// by design (CostParameter::cluster) stays fitted. Returns, per parameter, the cluster that held
+// it (-1: not held) and its share. Nothing is held with fewer than two clusters or
 // max_share >= 1.
 std::vector<std::pair<int, double>> hold_unshared_parameters(
     LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,

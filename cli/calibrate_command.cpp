@@ -87,12 +87,15 @@ void print_json(const Topology& topo, const Calibration& cal, const std::string&
   j["converged"] = cal.converged;
   j["rows"] = nlohmann::ordered_json::array();
   for (const FittedParameter& p : cal.parameters) {
-    j["rows"].push_back({{"parameter", p.parameter.path()},
-                         {"before", p.before},
-                         {"fitted", p.fitted ? nlohmann::ordered_json(p.value) : nullptr},
-                         {"sigma", p.fitted ? nlohmann::ordered_json(p.sigma) : nullptr},
-                         {"at_bound", p.at_bound},
-                         {"determined_by", p.determined_by}});
+    const std::string& own = p.parameter.cluster;
+    j["rows"].push_back(
+        {{"parameter", p.parameter.path()},
+         {"cluster", own.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(own)},
+         {"before", p.before},
+         {"fitted", p.fitted ? nlohmann::ordered_json(p.value) : nullptr},
+         {"sigma", p.fitted ? nlohmann::ordered_json(p.sigma) : nullptr},
+         {"at_bound", p.at_bound},
+         {"determined_by", p.determined_by}});
   }
   j["before"] = stats_json(cal.before);
   j["after"] = stats_json(cal.after);
@@ -136,7 +139,7 @@ void run_calibrate(const CalibrateArgs& a) {
   fmt::print("{:<40} {:>12} {:>12} {:>10}  {}\n", "parameter", "before", "fitted", "+-",
              "determined by");
   for (const FittedParameter& p : cal.parameters) {
-    fmt::print("{:<40} {:>12} {:>12} {:>10}  {}\n", p.parameter.path(), p.before,
+    fmt::print("{:<40} {:>12} {:>12} {:>10}  {}\n", p.parameter.label(), p.before,
                p.fitted ? p.value : "-", p.fitted ? p.sigma : "-", p.determined_by);
   }
   print_stats("before", cal.before);

@@ -52,8 +52,9 @@ def loco_held():
 
 def loco_shared_only():
     """Whether every leave-one-class-out fit was `--shared-only`, and the parameters each fit
-    kept (fitted) and held as one cluster's own, summed over the distinct fits."""
-    every, kept, unshared, seen = True, 0, 0, set()
+    kept (fitted, shared), held as one cluster's own, and fitted as one cluster's host (never
+    written to the overlay), summed over the distinct fits."""
+    every, kept, unshared, hosts, seen = True, 0, 0, 0, set()
     for path in sorted(glob.glob(f"{out_dir}/*.loco.yaml")):
         with open(path) as f:
             text = f.read()
@@ -62,9 +63,11 @@ def loco_shared_only():
         if command in seen:  # a family's classes share one fit
             continue
         seen.add(command)
-        kept += text.count("\n      value: ")
+        host = text.count("'s host, not shared: ")
+        kept += text.count("\n      value: ") - host
         unshared += text.count('determined_by: "not shared: ')
-    return every and bool(seen), kept, unshared
+        hosts += host
+    return every and bool(seen), kept, unshared, hosts
 
 
 def headline():
@@ -93,14 +96,16 @@ def headline():
                    "tables that measured a setup rather than the hardware, which a joint fit "
                    "would pass on to every class (docs/calibration.md, *Known limits*); those "
                    "classes are still fitted and validated on them.\n")
-    shared_only, kept, unshared = loco_shared_only()
+    shared_only, kept, unshared, hosts = loco_shared_only()
     if shared_only:
         out.append("Each leave-one-class-out fit is `--shared-only` (docs/calibration.md): a "
                    "parameter that one training cluster's rows alone determine (more than 80 % "
                    "of its information) describes that cluster, not the class predicted, and "
                    "stays at the class's default. Over the distinct fits, "
                    f"{kept} parameter values were fitted and {unshared} held as one cluster's "
-                   "own.\n")
+                   "own. The host's costs (`host_launch`, `host_channel`) are each training "
+                   f"cluster's own in these fits ({hosts} fitted), never the class's: the class "
+                   "predicted keeps its defaults.\n")
     out += ["| class | leave one class out | uncalibrated | NCCL model |",
            "|---|---|---|---|"]
     pool = {"loco": [], "uncal": [], "nccl": []}

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,9 +26,17 @@ const std::string kAllGather =
 // latency move its rows alike and neither is determined.
 const std::string kH100Ag = kData + "h100x4_1node_allgather_waynehacking8.txt";
 const std::string kH100Ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
-// Small messages on the same H100s, LL throughout: with them the H100 rows hold more than a fifth
-// of what determines the LL launch, beside pcie-2gpu's LL rows up to 128 KiB.
-const std::string kH100Small = kData + "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt";
+// Small messages on the same H100s, LL throughout, issued as a CUDA graph (-G 1: the host issues
+// nothing per iteration, so the floors are the GPUs'): with them the H100 rows hold more than a
+// fifth of what determines the LL launch, beside pcie-2gpu's LL rows up to 128 KiB.
+const std::string kH100Small =
+    kData + "h100x4_1node_allreduce_small-msg_reg0_graph1_waynehacking8.txt";
+// The same small messages issued eagerly by one thread for the 4 GPUs (-g 4, no graph): every row
+// up to 1 MiB is that host's launches.
+const std::string kH100Eager =
+    kData + "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt";
+// 8 A100s driven by one thread of another host (-g 8, no graph).
+const std::string kA100Eager = kData + "a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -139,6 +148,62 @@ TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
   EXPECT_NE(bad.err.find("--shared-only keeps what several clusters' rows determine together"),
             std::string::npos)
       << bad.err;
+}
+
+// The host's costs are each cluster's own in a joint fit: one thread issuing for 4 H100s and
+// another host's thread issuing for 8 A100s (every row up to 1 MiB bound by those launches) each
+// keep the host_launch that cluster's rows give alone. The overlay sets its own config's host, and
+// none with --shared-only, which is for a cluster whose host no row measured.
+TEST(CalibrateCli, EachClusterOfAJointFitKeepsItsOwnHost) {
+  const std::string dir = ::testing::TempDir();
+  const std::string h100 = "calibrate dgx-h100 --default-costs --measurements " + kH100Eager;
+  const std::string a100 = " --also dgx-a100=" + kA100Eager + " --max-bytes 1M";
+  const auto alone = run_collsim(h100 + " --max-bytes 1M --format json -o " + dir + "alone.yaml");
+  const auto joint = run_collsim(h100 + a100 + " --format json -o " + dir + "hosts.yaml");
+  const auto shared = run_collsim(h100 + a100 + " --shared-only -o " + dir + "hosts-shared.yaml");
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  ASSERT_EQ(joint.status, 0) << joint.err;
+  ASSERT_EQ(shared.status, 0) << shared.err;
+  // host_launch of `cluster` (null: a shared one) in a --format json report, as written
+  // ("6.259us"), and its value and sigma in us.
+  struct Fitted {
+    std::string text;
+    double value = 0, sigma = 0;
+  };
+  const auto host_launch = [](const std::string& report, const nlohmann::json& cluster) {
+    const nlohmann::json j = nlohmann::json::parse(report);
+    for (const auto& r : j.at("rows")) {
+      if (r.at("parameter") != "host_launch" || r.at("cluster") != cluster) continue;
+      EXPECT_FALSE(r.at("fitted").is_null()) << r.dump();
+      if (r.at("fitted").is_null()) break;
+      const std::string text = r.at("fitted").get<std::string>();
+      return Fitted{text, std::stod(text), std::stod(r.at("sigma").get<std::string>())};
+    }
+    ADD_FAILURE() << "no fitted host_launch for " << cluster.dump() << " in\n" << report;
+    return Fitted{};
+  };
+  const Fitted solo = host_launch(alone.out, nullptr);
+  const Fitted h = host_launch(joint.out, "dgx-h100");
+  const Fitted a = host_launch(joint.out, "dgx-a100");
+  EXPECT_NEAR(h.value, solo.value, 2 * std::hypot(h.sigma, solo.sigma))
+      << "the A100 rows leave it alone";
+  EXPECT_GT(std::abs(h.value - a.value), 5 * std::hypot(h.sigma, a.sigma)) << "two hosts";
+  EXPECT_NE(joint.out.find("dgx-a100's host, not shared: "), std::string::npos) << joint.out;
+
+  const auto costs_of = [&](const std::string& name) {
+    const std::string text = read_text(dir + name);
+    return text.substr(text.find("\ncosts:"));
+  };
+  const std::string own = costs_of("hosts.yaml");
+  EXPECT_NE(own.find("  host_launch: " + h.text), std::string::npos) << own;
+  EXPECT_EQ(own.find("host_launch", own.find("host_launch") + 1), std::string::npos)
+      << "one host_launch, dgx-h100's\n"
+      << own;
+  const std::string none = costs_of("hosts-shared.yaml");
+  EXPECT_EQ(none.find("host_"), std::string::npos) << none;
+  EXPECT_NE(read_text(dir + "hosts-shared.yaml").find("- path: host_launch@dgx-a100\n"),
+            std::string::npos)
+      << "still reported";
 }
 
 // --fix holds parameters at their starting values: the overlay neither lists nor sets them, the
