@@ -21,10 +21,6 @@ namespace collsim {
 
 namespace {
 
-double error_pct(double predicted, double measured) {
-  return (predicted - measured) / measured * 100.0;
-}
-
 std::string request_key(const Request& r) {
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", to_string(r.collective), r.algorithm,
                      to_string(r.protocol), to_string(r.dtype), r.count, r.channels, r.root,
@@ -71,30 +67,6 @@ Request with_count(Request r, std::uint64_t count) {
   r.count = std::max<std::uint64_t>(1, count);
   return r;
 }
-
-std::vector<double> abs_sorted(const std::vector<double>& e) {
-  std::vector<double> a;
-  for (double x : e) a.push_back(std::abs(x));
-  std::sort(a.begin(), a.end());
-  return a;
-}
-
-}  // namespace
-
-ErrorStats error_stats(const std::vector<double>& errors_pct) {
-  ErrorStats s;
-  s.rows = errors_pct.size();
-  if (errors_pct.empty()) return s;
-  const std::vector<double> a = abs_sorted(errors_pct);
-  const std::size_t n = a.size();
-  s.median_abs_pct = n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
-  const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
-  s.p90_abs_pct = a[std::max<std::size_t>(rank, 1) - 1];
-  s.max_abs_pct = a.back();
-  return s;
-}
-
-namespace {
 
 using FileCase = std::pair<std::size_t, RowCase>;  // (file index, case)
 
@@ -292,10 +264,20 @@ struct FitSet {
   std::vector<FitRow> rows;
 };
 
+// The costs a parameter starts from: its own cluster's for one cluster's host, else the first
+// set's (the overlay's config, where it has rows).
+const CostParams& start_of(const std::vector<FitSet>& sets, const CostParameter& p) {
+  for (const FitSet& s : sets) {
+    if (!p.cluster.empty() && s.topo->name() == p.cluster) return s.start;
+  }
+  return sets.front().start;
+}
+
 // The union of the sets' parameters, each once (by its `costs:` path), in order of appearance;
-// in a fit over several clusters, the host's costs once per cluster that shows them.
+// in a fit over several clusters (`joint`), the host's costs once per cluster that shows them.
 std::vector<CostParameter> fit_parameters(const std::vector<FitSet>& sets,
-                                          const std::vector<std::set<Protocol>>& protocols) {
+                                          const std::vector<std::set<Protocol>>& protocols,
+                                          bool joint) {
   std::vector<CostParameter> params;
   std::set<std::string> seen;
   for (std::size_t k = 0; k < sets.size(); ++k) {
@@ -314,14 +296,12 @@ std::vector<CostParameter> fit_parameters(const std::vector<FitSet>& sets,
   const auto host_driven = [](const FileCase& fc) {
     return fc.second.request.host.gpus_per_thread > 1 && !fc.second.request.host.graph;
   };
-  std::set<std::string> clusters;
-  for (const FitSet& s : sets) clusters.insert(s.topo->name());
   std::set<std::string> hosts;
   for (const FitSet& s : sets) {
     const std::string& name = s.topo->name();
     if (hosts.contains(name) || std::none_of(s.cases.begin(), s.cases.end(), host_driven)) continue;
     hosts.insert(name);
-    const std::string own = clusters.size() > 1 ? name : std::string();
+    const std::string own = joint ? name : std::string();
     params.push_back({{CostField::Kind::kHostLaunch}, own});
     params.push_back({{CostField::Kind::kHostChannel}, own});
     if (own.empty()) break;
@@ -394,16 +374,11 @@ LsqProblem joint_problem(const std::vector<FitSet>& sets,
     parts->emplace_back(fit_problem(*s.topo, s.start, params, s.cache, s.rows), params,
                         s.topo->name());
   }
-  // x0, bounds and steps: the first cluster's starting values, and each cluster's for its own
+  // Bounds and steps; x0 each parameter's starting value (start_of)
   LsqProblem p = fit_problem(*sets.front().topo, sets.front().start, params, sets.front().cache,
                              sets.front().rows);
   for (std::size_t j = 0; j < params.size(); ++j) {
-    for (const FitSet& s : sets) {
-      if (!params[j].cluster.empty() && params[j].cluster == s.topo->name()) {
-        p.x0[static_cast<Eigen::Index>(j)] = params[j].value(s.start);
-        break;
-      }
-    }
+    p.x0[static_cast<Eigen::Index>(j)] = params[j].value(start_of(sets, params[j]));
   }
   p.residuals = [parts](const Eigen::VectorXd& x) {
     std::vector<Eigen::VectorXd> r;
@@ -460,8 +435,6 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   }
   cal.start = sets.front().start;
   cal.fitted = cal.start;
-  std::vector<CostParameter> params = fit_parameters(sets, protocols);
-  hold_fixed(params, options.fixed);
   std::vector<FitRow> rows;  // every set's, in the residuals' order
   // Each row's cluster: sets of the same config are one cluster.
   std::vector<std::string> cluster_names;
@@ -470,6 +443,8 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
     rows.insert(rows.end(), s.rows.begin(), s.rows.end());
     row_cluster.insert(row_cluster.end(), s.rows.size(), group_of(cluster_names, s.topo->name()));
   }
+  std::vector<CostParameter> params = fit_parameters(sets, protocols, cluster_names.size() > 1);
+  hold_fixed(params, options.fixed);
 
   LsqProblem p = joint_problem(sets, params);
   p.prior = p.x0;  // the holds below warm-start refits from the fit; unfitted values stay here
@@ -481,10 +456,9 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   }
   LsqResult fit = robust_least_squares(p);
   const std::vector<std::pair<int, double>> unshared =
-      hold_unshared_parameters(p, fit, params, cal.start, row_cluster,
-                               static_cast<int>(cluster_names.size()), options.max_cluster_share);
-  const std::vector<bool> weak =
-      hold_loose_parameters(p, fit, params, cal.start, options.max_relative_sigma);
+      hold_unshared_parameters(p, fit, params, row_cluster, static_cast<int>(cluster_names.size()),
+                               options.max_cluster_share);
+  const std::vector<bool> weak = hold_loose_parameters(p, fit, params, options.max_relative_sigma);
   // The overlay carries the shared values and its own cluster's host, unless it is meant for a
   // cluster none of the rows came from (--shared-only), whose host none of them measured.
   const bool shared_only = options.max_cluster_share < 1.0;
@@ -501,11 +475,8 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
           "cluster's own; prior kept",
           cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
     }
-    const auto own = std::find_if(sets.begin(), sets.end(), [&](const FitSet& s) {
-      return s.topo->name() == params[j].cluster;
-    });
     cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
-                                      own != sets.end() ? own->start : cal.start, rows, files,
+                                      start_of(sets, params[j]), rows, files,
                                       options.max_relative_sigma));
     FittedParameter& fp = cal.parameters.back();
     fp.written = fp.fitted && (params[j].cluster.empty() || params[j].cluster == overlay_cluster);
@@ -571,47 +542,6 @@ void write_overlay(std::ostream& out, const Calibration& cal, const std::string&
     costs.push_back({{f, no_cap ? 0.0 : cost_value(cal.fitted, f)}, comment});
   }
   write_cost_settings(out, costs);
-}
-
-void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_bytes) {
-  std::erase_if(
-      f.rows, [&](const MeasurementRow& r) { return r.bytes < min_bytes || r.bytes > max_bytes; });
-}
-
-Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
-                    const CostParams& costs, Model model) {
-  Validation v;
-  std::vector<double> all;
-  for (const MeasurementFile& f : files) {
-    FilePlan plan = plan_measurements(topo, f);
-    for (std::string& s : plan.skipped) v.skipped.push_back(std::move(s));
-    std::vector<double> errors;
-    for (RowCase& c : plan.cases) {
-      if (c.measured_us <= 0) continue;
-      ValidationRow row;
-      row.file = f.path;
-      // NCCL's model's own microseconds, unrounded; collsim's models give picoseconds.
-      if (model == Model::kNccl) {
-        row.predicted_us = c.nccl_us;
-      } else if (const auto t = predict_case(topo, c, costs, model)) {
-        row.predicted_us = t->us();
-      }
-      if (row.predicted_us) {
-        row.error_pct = error_pct(*row.predicted_us, c.measured_us);
-        errors.push_back(row.error_pct);
-        all.push_back(row.error_pct);
-      } else {
-        v.skipped.push_back(fmt::format("{}:{}: --model nccl has no cost for {} ({})", f.path,
-                                        c.line, to_string(c.request.collective),
-                                        c.nccl_pick.empty() ? "point-to-point" : c.nccl_pick));
-      }
-      row.c = std::move(c);
-      v.rows.push_back(std::move(row));
-    }
-    v.per_file.emplace_back(f.path, error_stats(errors));
-  }
-  v.overall = error_stats(all);
-  return v;
 }
 
 }  // namespace collsim

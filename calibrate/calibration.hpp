@@ -37,6 +37,8 @@ struct ErrorStats {
   double p90_abs_pct = 0;  // nearest rank
   double max_abs_pct = 0;
 };
+// A prediction's signed error against a measurement, in %: (predicted - measured) / measured.
+double error_pct(double predicted, double measured);
 // Statistics of signed percentage errors (by absolute value). All zero for none.
 ErrorStats error_stats(const std::vector<double>& errors_pct);
 

@@ -15,13 +15,6 @@ void refit(const LsqProblem& p, LsqResult& fit) {
   fit.iterations += iterations;
 }
 
-// Where a held parameter goes back to: the problem's prior (for a cluster's own, that cluster's
-// starting value), else its value in `start`.
-double prior_of(const LsqProblem& p, const std::vector<CostParameter>& params,
-                const CostParams& start, Eigen::Index j) {
-  return j < p.prior.size() ? p.prior[j] : params[static_cast<std::size_t>(j)].value(start);
-}
-
 }  // namespace
 
 std::vector<double> information_by_group(const LsqResult& fit, Eigen::Index j,
@@ -40,8 +33,7 @@ std::vector<double> information_by_group(const LsqResult& fit, Eigen::Index j,
 
 std::vector<std::pair<int, double>> hold_unshared_parameters(
     LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
-    const CostParams& start, const std::vector<int>& row_cluster, int clusters,
-    double max_share) {
+    const std::vector<int>& row_cluster, int clusters, double max_share) {
   const auto n = static_cast<Eigen::Index>(params.size());
   std::vector<std::pair<int, double>> held(params.size(), {-1, 0.0});
   if (clusters < 2 || max_share >= 1.0) return held;
@@ -59,7 +51,7 @@ std::vector<std::pair<int, double>> hold_unshared_parameters(
       if (*top <= max_share) continue;
       held[k] = {static_cast<int>(top - share.begin()), *top};
       p.fixed[k] = true;
-      x0[j] = prior_of(p, params, start, j);
+      x0[j] = p.prior[j];
       any = true;
     }
     if (!any) break;
@@ -71,7 +63,7 @@ std::vector<std::pair<int, double>> hold_unshared_parameters(
 
 std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
                                         const std::vector<CostParameter>& params,
-                                        const CostParams& start, double max_relative_sigma) {
+                                        double max_relative_sigma) {
   const auto n = static_cast<Eigen::Index>(params.size());
   std::vector<bool> weak(params.size(), false);
   if (p.fixed.empty()) p.fixed.assign(params.size(), false);
@@ -92,7 +84,7 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
     weak[static_cast<std::size_t>(worst)] = true;
     p.fixed[static_cast<std::size_t>(worst)] = true;
     p.x0 = fit.x;
-    p.x0[worst] = prior_of(p, params, start, worst);
+    p.x0[worst] = p.prior[worst];
     refit(p, fit);
   }
   return weak;

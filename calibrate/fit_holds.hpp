@@ -2,8 +2,8 @@
 // the robust fit of least_squares.hpp):
 //   hold_unshared_parameters  one cluster's rows alone determine it (calibrate --shared-only)
 //   hold_loose_parameters     the rows pin it only loosely (a large standard error)
-// Each holds what it finds (LsqProblem::fixed, at LsqProblem::prior, else its value in `start`)
-// and fits the rest again.
+// Each holds what it finds (LsqProblem::fixed, at LsqProblem::prior, which must be set) and fits
+// the rest again.
 #pragma once
 
 #include <utility>
@@ -11,7 +11,6 @@
 
 #include "calibrate/cost_parameters.hpp"
 #include "calibrate/least_squares.hpp"
-#include "simulator/cost_params.hpp"
 
 namespace collsim {
 
@@ -29,8 +28,7 @@ std::vector<double> information_by_group(const LsqResult& fit, Eigen::Index j,
 // max_share >= 1.
 std::vector<std::pair<int, double>> hold_unshared_parameters(
     LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
-    const CostParams& start, const std::vector<int>& row_cluster, int clusters,
-    double max_share);
+    const std::vector<int>& row_cluster, int clusters, double max_share);
 
 // A parameter the rows pin only loosely (a standard error above max_relative_sigma of its
 // value) is no calibration: the loosest one goes back to its prior value and is held, and the
@@ -38,6 +36,6 @@ std::vector<std::pair<int, double>> hold_unshared_parameters(
 // holding one usually pins the other. Returns which were held.
 std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
                                         const std::vector<CostParameter>& params,
-                                        const CostParams& start, double max_relative_sigma);
+                                        double max_relative_sigma);
 
 }  // namespace collsim
