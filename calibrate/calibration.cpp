@@ -427,7 +427,13 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
     s.rows = fit_rows(s.cases, options, s.cache);
     cal.rows += s.cases.size();
   }
-  std::erase_if(sets, [](const FitSet& s) { return s.cases.empty(); });
+  // A cluster with no predictable row leaves the fit, and its protocols with it: each set reads
+  // its own cluster's protocols (fit_parameters) by index.
+  for (std::size_t k = sets.size(); k-- > 0;) {
+    if (!sets[k].cases.empty()) continue;
+    sets.erase(sets.begin() + static_cast<std::ptrdiff_t>(k));
+    protocols.erase(protocols.begin() + static_cast<std::ptrdiff_t>(k));
+  }
   if (sets.empty()) {
     throw MeasurementError(
         "calibrate: no row of the measurements can be predicted on these clusters, so there is "

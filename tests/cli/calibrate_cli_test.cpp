@@ -208,6 +208,24 @@ TEST(CalibrateCli, EachClusterOfAJointFitKeepsItsOwnHost) {
 
 // --fix holds parameters at their starting values: the overlay neither lists nor sets them, the
 // command records the patterns, and a pattern that names no parameter of the fit is an error.
+TEST(CalibrateCli, AClusterWithNoPredictableRowLeavesItsProtocolsOut) {
+  // pcie-2gpu cannot run the 8-GPU table, so only dgx-h100's rows are fitted: the protocol
+  // parameters are those of the protocol its rows ran (LL up to 1 MiB), not the empty set of the
+  // cluster that left.
+  const std::string overlay = ::testing::TempDir() + "/collsim_dropped_cluster.yaml";
+  const auto r =
+      run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kData +
+                  "h100x8_1node_allgather_xxrjun-cluster01.txt --also dgx-h100=" + kH100Ag +
+                  " --max-bytes 1M -o " + overlay + " --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> paths;
+  for (const auto& p : j.at("rows")) paths.push_back(p.at("parameter").get<std::string>());
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "protocols.ll.launch"), paths.end()) << r.out;
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "protocols.ll.hop_latency.nvlink"), paths.end())
+      << r.out;
+}
+
 TEST(CalibrateCli, FixHoldsParametersAtTheirStart) {
   const std::string overlay = ::testing::TempDir() + "fixed.yaml";
   const auto c =
