@@ -153,9 +153,14 @@ void Engine<Net>::init_streams() {
   waiters_.resize(n);
   for (int r = 0; r < period_; ++r) {
     std::vector<Dependency> deps = sched_.dependencies(r);
-    std::stable_sort(deps.begin(), deps.end(), [](const Dependency& a, const Dependency& b) {
+    // Generators list them in this order already (NVLSTree's switches: one per piece, millions
+    // at scale), so the sort is skipped where it would change nothing.
+    const auto by_op = [](const Dependency& a, const Dependency& b) {
       return a.channel != b.channel ? a.channel < b.channel : a.op < b.op;
-    });
+    };
+    if (!std::is_sorted(deps.begin(), deps.end(), by_op)) {
+      std::stable_sort(deps.begin(), deps.end(), by_op);
+    }
     std::size_t d = 0;
     for (int c = 0; c < channels_; ++c) {
       // Simulated channel c runs schedule channel `actual`; a dependency stays inside its NCCL

@@ -115,6 +115,10 @@ class NvlsTreeSource final : public GroupSource {
           present.push_back(b);
           most = std::max(most, pieces_of(bytes(block(c, b).length)));
         }
+        // One dependency per piece of each block on its way up, and g per piece on the way down.
+        std::uint64_t pieces = 0;
+        for (const int b : present) pieces += pieces_of(bytes(block(c, b).length));
+        deps.reserve(deps.size() + pieces * static_cast<std::uint64_t>(1 + g_));
         // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
         // g ops per block and piece, the blocks in turn).
         const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);
