@@ -153,8 +153,8 @@ void Engine<Net>::init_streams() {
   waiters_.resize(n);
   for (int r = 0; r < period_; ++r) {
     std::vector<Dependency> deps = sched_.dependencies(r);
-    // Generators list them in this order already (NVLSTree's switches: one per piece, millions
-    // at scale), so the sort is skipped where it would change nothing.
+    // Sorted only where the generator did not list them in this order: NVLSTree does, and its
+    // switches have one per piece, millions at scale.
     const auto by_op = [](const Dependency& a, const Dependency& b) {
       return a.channel != b.channel ? a.channel < b.channel : a.op < b.op;
     };
