@@ -370,13 +370,12 @@ class PartResiduals {
 LsqProblem joint_problem(const std::vector<FitSet>& sets,
                          const std::vector<CostParameter>& params) {
   auto parts = std::make_shared<std::vector<PartResiduals>>();
+  LsqProblem p;  // bounds and steps: the first set's; x0 each parameter's start (start_of)
   for (const FitSet& s : sets) {
-    parts->emplace_back(fit_problem(*s.topo, s.start, params, s.cache, s.rows), params,
-                        s.topo->name());
+    LsqProblem part = fit_problem(*s.topo, s.start, params, s.cache, s.rows);
+    if (parts->empty()) p = part;
+    parts->emplace_back(std::move(part), params, s.topo->name());
   }
-  // Bounds and steps; x0 each parameter's starting value (start_of)
-  LsqProblem p = fit_problem(*sets.front().topo, sets.front().start, params, sets.front().cache,
-                             sets.front().rows);
   for (std::size_t j = 0; j < params.size(); ++j) {
     p.x0[static_cast<Eigen::Index>(j)] = params[j].value(start_of(sets, params[j]));
   }

@@ -30,6 +30,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "algorithms/generators/group_source.hpp"
 #include "topology/error.hpp"
@@ -108,23 +110,23 @@ class NvlsTreeSource final : public GroupSource {
     if (rank >= n_) {
       for (int c = 0; c < channels_; ++c) {
         const int base = c * width();
-        std::vector<int> present;  // the channel's non-empty blocks, in order
-        std::uint64_t most = 0;
+        // The channel's non-empty blocks, in order, and how many pieces each is cut into.
+        std::vector<std::pair<int, std::uint64_t>> present;
+        std::uint64_t most = 0, pieces = 0;
         for (int b = 0; b < g_; ++b) {
           if (block(c, b).length == 0) continue;
-          present.push_back(b);
-          most = std::max(most, pieces_of(bytes(block(c, b).length)));
+          present.emplace_back(b, pieces_of(bytes(block(c, b).length)));
+          most = std::max(most, present.back().second);
+          pieces += present.back().second;
         }
         // One dependency per piece of each block on its way up, and g per piece on the way down.
-        std::uint64_t pieces = 0;
-        for (const int b : present) pieces += pieces_of(bytes(block(c, b).length));
         deps.reserve(deps.size() + pieces * static_cast<std::uint64_t>(1 + g_));
         // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
         // g ops per block and piece, the blocks in turn).
         const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);
         for (std::size_t j = 0; j < present.size(); ++j) {
-          const int b = present[j];
-          for (std::uint64_t k = 0; k < pieces_of(bytes(block(c, b).length)); ++k) {
+          const auto [b, n] = present[j];
+          for (std::uint64_t k = 0; k < n; ++k) {
             deps.push_back({base + 1 + b, k, base, k * up_per_piece + (j + 1) * g_ - 1});
           }
         }
@@ -132,9 +134,8 @@ class NvlsTreeSource final : public GroupSource {
         for (int m = 0; m < g_; ++m) {
           for (std::uint64_t k = 0; k < most; ++k) {
             for (std::size_t j = 0; j < present.size(); ++j) {
-              const int b = present[j];
-              // An empty piece: nothing to wait for.
-              if (k >= pieces_of(bytes(block(c, b).length))) continue;
+              const auto [b, n] = present[j];
+              if (k >= n) continue;  // an empty piece: nothing to wait for
               deps.push_back({base + 1 + 2 * g_ + m, k * per_piece + j, base + 1 + g_ + b, k});
             }
           }
