@@ -18,36 +18,42 @@ class GroupStream final : public OpStream {
   std::uint64_t size() const override { return size_; }
   const Op& op() const override { return op_; }
   std::uint64_t index() const override { return index_; }
+  // Template by template, then piece by piece: no division per op.
   void next() override {
-    ++index_;
-    ++within_;
-    skip_empty();
+    if (++index_ >= size_) return;  // past the last op: nothing to load
+    if (++template_ == groups_[group_].ops.size()) {
+      template_ = 0;
+      if (++piece_ == groups_[group_].pieces) {
+        piece_ = 0;
+        ++group_;
+        skip_empty();
+      }
+    }
     load();
   }
 
  private:
   void skip_empty() {
-    while (group_ < groups_.size() && within_ >= groups_[group_].size()) {
-      ++group_;
-      within_ = 0;
-    }
+    while (group_ < groups_.size() && groups_[group_].size() == 0) ++group_;
   }
   void load() {
-    if (index_ < size_) op_ = groups_[group_].op(within_);
+    if (index_ < size_) op_ = groups_[group_].piece_op(piece_, template_);
   }
   std::vector<Group> groups_;
   std::uint64_t size_ = 0;
   std::uint64_t index_ = 0;
   std::size_t group_ = 0;
-  std::uint64_t within_ = 0;
+  std::uint64_t piece_ = 0;   // within the group
+  std::size_t template_ = 0;  // within the piece
   Op op_;
 };
 
 }  // namespace
 
-Op Group::op(std::uint64_t i) const {
-  const std::uint64_t k = i / ops.size();
-  Op o = ops[i % ops.size()];
+Op Group::op(std::uint64_t i) const { return piece_op(i / ops.size(), i % ops.size()); }
+
+Op Group::piece_op(std::uint64_t k, std::size_t t) const {
+  Op o = ops[t];
   if (pieces == 1) return o;
   const std::uint64_t start = std::min(k * piece, o.bytes);
   o.src.offset += start;

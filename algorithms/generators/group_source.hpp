@@ -25,6 +25,8 @@ struct Group {
   std::uint64_t pieces = 1;
   std::uint64_t size() const { return ops.size() * pieces; }
   Op op(std::uint64_t i) const;  // i < size()
+  // Piece k of template t: op(k * ops.size() + t).
+  Op piece_op(std::uint64_t k, std::size_t t) const;
 };
 
 // A group of `templates` cut into pieces of `piece` bytes (> 0).

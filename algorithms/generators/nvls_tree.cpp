@@ -108,19 +108,26 @@ class NvlsTreeSource final : public GroupSource {
   std::vector<Dependency> dependencies(int rank) const override {
     std::vector<Dependency> deps;
     if (rank >= n_) {
+      // One dependency per piece of each block on its way up, and g per piece on the way down;
+      // reserved once for every channel (a reserve per channel would copy the list each time).
+      std::uint64_t all_pieces = 0;
+      for (int c = 0; c < channels_; ++c) {
+        for (int b = 0; b < g_; ++b) {
+          const std::uint64_t len = block(c, b).length;
+          if (len != 0) all_pieces += pieces_of(bytes(len));
+        }
+      }
+      deps.reserve(all_pieces * static_cast<std::uint64_t>(1 + g_));
       for (int c = 0; c < channels_; ++c) {
         const int base = c * width();
         // The channel's non-empty blocks, in order, and how many pieces each is cut into.
         std::vector<std::pair<int, std::uint64_t>> present;
-        std::uint64_t most = 0, pieces = 0;
+        std::uint64_t most = 0;
         for (int b = 0; b < g_; ++b) {
           if (block(c, b).length == 0) continue;
           present.emplace_back(b, pieces_of(bytes(block(c, b).length)));
           most = std::max(most, present.back().second);
-          pieces += present.back().second;
         }
-        // One dependency per piece of each block on its way up, and g per piece on the way down.
-        deps.reserve(deps.size() + pieces * static_cast<std::uint64_t>(1 + g_));
         // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
         // g ops per block and piece, the blocks in turn).
         const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);
