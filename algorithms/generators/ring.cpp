@@ -54,6 +54,14 @@ class RingSource final : public GeneratedSource {
     const std::uint64_t n = p.count();
     return stream_by_index(n, [p](std::uint64_t i) { return p.op(i); });
   }
+  // From the two channels' phases where they match field for field (no op walked); otherwise
+  // by walking them.
+  bool same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const override {
+    const RingPhase x = phase(rank, a);
+    if (!x.same_shape(phase(rank, b))) return OpSource::same_shape(rank, a, b, peers);
+    x.add_send_peers(peers);
+    return true;
+  }
   // ReduceScatter and AllGather move one block of the channel's span per step, the same length
   // for every rank; AllReduce cuts a loop into n segments, all equal only when the channel's
   // span is a multiple of n (the last loop's chunk is ceil(rest / n), ring_phase.hpp).

@@ -76,6 +76,21 @@ class Ring2dSource final : public GeneratedSource {
     return stream_by_index(n, [this, p](std::uint64_t i) mutable { return op_of(p, i); });
   }
 
+  // From the two channels' phases where they match field for field (no op walked; the repeated
+  // phase's node blocks move only its buffers); otherwise by walking them.
+  bool same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const override {
+    const Phases x = phases(rank, a);
+    const Phases y = phases(rank, b);
+    if (x.repeats != y.repeats || !x.first.same_shape(y.first) ||
+        (x.repeats > 0 && !x.repeated.same_shape(y.repeated)) || !x.last.same_shape(y.last)) {
+      return OpSource::same_shape(rank, a, b, peers);
+    }
+    x.first.add_send_peers(peers);
+    if (x.repeats > 0) x.repeated.add_send_peers(peers);
+    x.last.add_send_peers(peers);
+    return true;
+  }
+
  protected:
   std::uint64_t scratch_elems(int /*rank*/) const override {
     return req_.collective == Collective::kReduceScatter ? req_.count * n_ : 0;

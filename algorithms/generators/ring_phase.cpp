@@ -52,6 +52,51 @@ std::uint64_t RingPhase::count() const {
   return loops * per * slices;
 }
 
+bool RingPhase::same_shape(const RingPhase& o) const {
+  // Where the member stands in its ring does not matter, only the lengths it meets from there:
+  // channels whose rings are rotations of each other run the same ops.
+  if (kind != o.kind || n != o.n || prev != o.prev || next != o.next || elem != o.elem ||
+      chunk != o.chunk || slices != o.slices) {
+    return false;
+  }
+  if (kind == RingKind::kAllReduce) {
+    // One member copies, or not, by its buffers.
+    if (region_length != o.region_length) return false;
+    if (n == 1) return (src == dst) == (o.src == o.dst);
+    if (region_length == 0) return true;
+    // Every loop but the last cuts full chunks; the last cuts its rest into segments of
+    // ceil(rest / n), segment (pos - step) mod n at each step (allreduce_op).
+    const std::uint64_t loop_elems = static_cast<std::uint64_t>(n) * chunk;
+    const std::uint64_t rest =
+        region_length - (ceil_div(region_length, loop_elems) - 1) * loop_elems;
+    const std::uint64_t c =
+        rest >= loop_elems ? chunk : ceil_div(rest, static_cast<std::uint64_t>(n));
+    const auto seg_len = [&](int seg) {
+      return std::min(c, rest - std::min(static_cast<std::uint64_t>(seg) * c, rest));
+    };
+    for (int k = 0; k < n; ++k) {
+      if (seg_len(mod(static_cast<std::int64_t>(pos) - k, n)) !=
+          seg_len(mod(static_cast<std::int64_t>(o.pos) - k, n))) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // A blocked phase moves, step by step, the lengths of the blocks at the ring positions from
+  // its own on (blocked_op).
+  if (copy_own != o.copy_own || in.max_len() != o.in.max_len()) return false;
+  for (int k = 0; k < n; ++k) {
+    if (in.len(blocks[(pos + k) % n]) != o.in.len(o.blocks[(o.pos + k) % n])) return false;
+  }
+  return true;
+}
+
+void RingPhase::add_send_peers(std::vector<std::int32_t>& peers) const {
+  // Every phase of two or more members opens with a send to `next`; one member only copies.
+  if (n < 2 || count() == 0) return;
+  if (std::find(peers.begin(), peers.end(), next) == peers.end()) peers.push_back(next);
+}
+
 Op RingPhase::op(std::uint64_t i) const {
   if (n == 1) return single_op();
   return kind == RingKind::kAllReduce ? allreduce_op(i) : blocked_op(i);

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "algorithms/generators/generator.hpp"
 
@@ -66,6 +67,12 @@ struct RingPhase {
 
   std::uint64_t count() const;
   Op op(std::uint64_t i) const;  // i < count()
+  // Whether this phase and `o` yield the same ops in kind, bytes and peers, op for op (their
+  // buffers may differ), judged from the fields those depend on: true only where they do; false
+  // may still be ops alike (walk them to know). What channel folding asks (schedule.hpp).
+  bool same_shape(const RingPhase& o) const;
+  // Appends the peer this phase's ops send to, if they send and it is not in `peers` yet.
+  void add_send_peers(std::vector<std::int32_t>& peers) const;
 
  private:
   Op allreduce_op(std::uint64_t i) const;
