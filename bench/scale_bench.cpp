@@ -20,11 +20,12 @@
 // BM_LargeMessage: ring AllReduce on dgx-h100 at 1 and 8 GiB, simulate() alone: the cost grows
 // with the message size (one event per NCCL piece).
 // BM_DefaultPredict: what `collsim predict CONFIG --op allreduce --bytes B` runs with nothing
-// else given (NCCL's channels, --select nccl: NCCL's pick simulated, then every other candidate
-// as far as the pick's time): dgx-h100 at 1 GiB and 1 TiB (predict() extends long messages from
-// a steady state, predict/steady_state.hpp), h100-16node-ib at 16 nodes and 1 GiB.
+// else given (NCCL's channels, --select nccl: NCCL's pick simulated, and beside it every other
+// candidate as far as the fastest time known): dgx-h100 at 1 GiB and 1 TiB (predict() extends long
+// messages from a steady state, predict/steady_state.hpp), h100-16node-ib at 16 nodes and 1 GiB.
 // The topology and the schedule are built outside the timed region; simulate() is timed
-// (BM_DefaultPredict: choose() and faster_alternative(), the schedules built inside).
+// (BM_DefaultPredict: choose_checked(), NCCL's pick and the alternatives beside it, the schedules
+// built inside).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -129,8 +130,9 @@ void BM_DefaultPredict(benchmark::State& state) {
   const Predictor p(s);
   Choice c;
   for (auto _ : state) {
-    c = p.choose(q.count);
-    benchmark::DoNotOptimize(p.faster_alternative(q.count, c));
+    auto [pick, alt] = p.choose_checked(q.count);
+    c = pick;
+    benchmark::DoNotOptimize(alt);
   }
   state.counters["sim_time_us"] = c.eval.time.us();
   state.counters["events"] = static_cast<double>(c.eval.events);

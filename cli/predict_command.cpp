@@ -34,13 +34,13 @@ constexpr int kAlternativeRanks = 1024;
 void run_predict(const PredictArgs& a) {
   const Prepared p = prepare(a.c);
   const Predictor ev(predict_setup(p, a.model));
-  const Choice ch = ev.choose(p.request.count);
   // NCCL's pick is the answer; collsim's fastest is worth a line when it beats it. Finding it
-  // simulates every candidate, which at thousands of ranks costs minutes: above
-  // kAlternativeRanks the output says it did not look.
+  // simulates every candidate (beside the pick, each only as far as the fastest time known),
+  // which at thousands of ranks costs minutes: above kAlternativeRanks the output says it did
+  // not look.
   const bool search = p.request.comm.size() <= kAlternativeRanks;
-  const std::optional<Choice> alt =
-      search ? ev.faster_alternative(p.request.count, ch) : std::nullopt;
+  const auto [ch, alt] = search ? ev.choose_checked(p.request.count)
+                                : std::pair(ev.choose(p.request.count), std::optional<Choice>());
   const Request r = ev.request(ch.candidate, p.request.count);  // as simulated: its channels
   const ResultRow row = make_row(r, ch.candidate, ch.eval.time);
   if (a.format == "csv") {

@@ -73,6 +73,7 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
   so.trace = o.trace;
   so.symmetry = o.symmetry;
   so.give_up_after = o.faster_than;
+  so.give_up_live = o.faster_than_live;
   for (int k = 0; k < r.comm.size(); ++k) so.placement.push_back(r.comm.gpu(k));
   Result local;
   Result& res = o.result != nullptr ? *o.result : local;
@@ -89,7 +90,8 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
     res = simulate(*s, topo, so);
   }
   if (res.gave_up) {
-    if (why) *why = fmt::format("it ends after {:.3f} us", o.faster_than->us());
+    if (why)
+      *why = fmt::format("it ends after {:.3f} us", give_up_bound(so).value_or(res.total).us());
     return std::nullopt;
   }
   Prediction p;

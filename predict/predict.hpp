@@ -27,6 +27,7 @@
 // holds them to that and to agreeing with each other where they should.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -84,6 +85,8 @@ struct PredictOptions {
   // Simulating models: only a time below this one is wanted. A run that is known to end later
   // stops there (SimOptions::give_up_after) and predict() returns nullopt, `why` saying so.
   std::optional<Time> faster_than;
+  // The same with a bound other threads may lower while the run goes (SimOptions::give_up_live).
+  const std::atomic<std::int64_t>* faster_than_live = nullptr;
 };
 
 // The predicted time of `r` (algorithm, protocol, channels and communicator resolved) on `topo`

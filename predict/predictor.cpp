@@ -132,19 +132,26 @@ Choice Predictor::pick(std::uint64_t count, Choice ch, const std::vector<Candida
 
 Choice Predictor::choose(std::uint64_t count) const { return choose_all({count}).front(); }
 
-std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
-                                                    const Choice& chosen) const {
-  if (chosen.how != "nccl" || candidates_.size() < 2) return std::nullopt;
-  // NCCL's pick is timed already: only the others are simulated.
+namespace {
+
+// Lowers `bound` to `t` (picoseconds) if `t` is lower: the fastest time known so far.
+void lower(std::atomic<std::int64_t>& bound, Time t) {
+  std::int64_t now = bound.load();
+  while (t.ps() < now && !bound.compare_exchange_weak(now, t.ps())) {
+  }
+}
+
+}  // namespace
+
+std::vector<Candidate> Predictor::alternatives_to(std::uint64_t count,
+                                                  const Candidate& chosen) const {
   std::vector<Candidate> others;
   for (const Candidate& c : candidates_) {
-    if (!(c == chosen.candidate)) others.push_back(c);
+    if (!(c == chosen)) others.push_back(c);
   }
   // Likeliest winners first, by the closed forms (microseconds each; they only order the work
-  // and prune nothing): each simulation gives up once it passes the fastest time known when it
-  // starts, NCCL's pick's or a finished alternative's, so an early winner shortens the rest.
-  // The winner itself never passes that bound, so the answer does not depend on the order or
-  // on the threads.
+  // and prune nothing): each simulation gives up once it passes the fastest time known, so an
+  // early winner shortens the rest.
   std::vector<double> guess(others.size(), std::numeric_limits<double>::infinity());
   if (s_.model != Model::kClosedForm) {
     PredictOptions o;
@@ -163,26 +170,76 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return guess[a] < guess[b]; });
+  std::vector<Candidate> sorted;
+  for (std::size_t j : order) sorted.push_back(others[j]);
+  return sorted;
+}
+
+std::optional<Prediction> Predictor::evaluate_below(const Candidate& c, std::uint64_t count,
+                                                    std::atomic<std::int64_t>& bound) const {
+  PredictOptions o;
+  o.nccl = nccl();
+  o.faster_than_live = &bound;
+  std::optional<Prediction> e = predict(request(c, count), s_.topo, s_.costs, s_.model, o);
+  if (e) lower(bound, e->time);
+  return e;
+}
+
+std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
+                                                    const Choice& chosen) const {
+  if (chosen.how != "nccl" || candidates_.size() < 2) return std::nullopt;
+  // NCCL's pick is timed already: only the others are simulated, each giving up once it passes
+  // the fastest time known, NCCL's pick's or an alternative's already finished. The winner
+  // itself never passes it, so the answer does not depend on the order or on the threads.
+  const std::vector<Candidate> others = alternatives_to(count, chosen.candidate);
   std::vector<std::optional<Prediction>> evals(others.size());
-  std::mutex mutex;
-  Time bound = chosen.eval.time;
-  parallel_for(order.size(), [&](std::size_t k) {
-    const std::size_t j = order[k];
-    Time faster_than;
-    {
-      const std::lock_guard<std::mutex> lock(mutex);
-      faster_than = bound;
+  std::atomic<std::int64_t> bound{chosen.eval.time.ps()};
+  parallel_for(others.size(),
+               [&](std::size_t j) { evals[j] = evaluate_below(others[j], count, bound); });
+  return alternative(count, chosen, others, evals);
+}
+
+std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t count) const {
+  Choice partial;
+  const std::vector<Candidate> tried = to_try(count, &partial);
+  if (partial.how != "nccl" || candidates_.size() < 2) return {choose(count), std::nullopt};
+  // NCCL's pick and the alternatives side by side: until the pick or an alternative finishes,
+  // the alternatives have no time to give up at and run on; from then on each gives up once it
+  // passes the fastest time known. The same answers as choose() then faster_alternative(): the
+  // pick runs in full, and the winner never passes the bound.
+  const std::vector<Candidate> others = alternatives_to(count, tried.front());
+  std::vector<std::optional<Prediction>> picked(1);
+  std::vector<std::optional<Prediction>> evals(others.size());
+  std::atomic<std::int64_t> bound{Time::max().ps()};
+  parallel_for(1 + others.size(), [&](std::size_t k) {
+    if (k == 0) {
+      picked[0] = evaluate(tried.front(), count);
+      if (picked[0]) lower(bound, picked[0]->time);
+      return;
     }
-    std::optional<Prediction> e = evaluate(others[j], count, nullptr, faster_than);
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (e && e->time < bound) bound = e->time;
-    evals[j] = std::move(e);
+    evals[k - 1] = evaluate_below(others[k - 1], count, bound);
   });
-  // The fastest, and of equal times the first in candidate order; a run that gave up at a
-  // bound another alternative set is slower than that one.
+  Choice ch = pick(count, partial, tried, picked);
+  std::optional<Choice> alt = alternative(count, ch, others, evals);
+  return {std::move(ch), std::move(alt)};
+}
+
+std::optional<Choice> Predictor::alternative(
+    std::uint64_t count, const Choice& chosen, const std::vector<Candidate>& others,
+    const std::vector<std::optional<Prediction>>& evals) const {
+  // The fastest, and of equal times the first in candidate order (`others` runs in the order
+  // of its guesses); a run that gave up at a bound another alternative set is slower than that
+  // one.
+  const auto rank = [&](std::size_t j) {
+    return std::find(candidates_.begin(), candidates_.end(), others[j]) - candidates_.begin();
+  };
   std::optional<std::size_t> best;
   for (std::size_t j = 0; j < evals.size(); ++j) {
-    if (evals[j] && (!best || evals[j]->time < evals[*best]->time)) best = j;
+    if (!evals[j]) continue;
+    if (!best || evals[j]->time < evals[*best]->time ||
+        (evals[j]->time == evals[*best]->time && rank(j) < rank(*best))) {
+      best = j;
+    }
   }
   if (!best || !(evals[*best]->time < chosen.eval.time)) return std::nullopt;
   Choice alt;

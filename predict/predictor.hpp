@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "algorithms/models/nccl_model.hpp"
@@ -97,6 +98,12 @@ class Predictor {
   // other policy. Simulates every candidate, each only as far as NCCL's pick's time: a run still
   // going then cannot beat it (the answer is that of full runs: tests/predict/give_up_test.cpp).
   std::optional<Choice> faster_alternative(std::uint64_t count, const Choice& chosen) const;
+  // choose() and then faster_alternative(), with the same answers, but the alternatives run
+  // beside NCCL's pick instead of after it: each gives up once it passes the fastest time known
+  // so far (none until the pick or an alternative has finished). What `collsim predict` does by
+  // default; on several threads it costs about the longer of the pick and the alternatives'
+  // share rather than their sum.
+  std::pair<Choice, std::optional<Choice>> choose_checked(std::uint64_t count) const;
 
   // Every candidate --algo/--proto allow for this collective under this model.
   const std::vector<Candidate>& candidates() const { return candidates_; }
@@ -119,6 +126,16 @@ class Predictor {
   std::vector<Candidate> to_try(std::uint64_t count, Choice* partial) const;
   Choice pick(std::uint64_t count, Choice partial, const std::vector<Candidate>& tried,
               const std::vector<std::optional<Prediction>>& evals) const;
+  // The candidates other than `chosen`, likeliest winners first (by the closed forms).
+  std::vector<Candidate> alternatives_to(std::uint64_t count, const Candidate& chosen) const;
+  // `c` at `count`, given up once it passes `bound` (picoseconds, which other runs may lower
+  // meanwhile); a finished run lowers `bound` to its own time.
+  std::optional<Prediction> evaluate_below(const Candidate& c, std::uint64_t count,
+                                           std::atomic<std::int64_t>& bound) const;
+  // Of `others`' runs, the fastest that beats `chosen`, with a note on whether NCCL can run it.
+  std::optional<Choice> alternative(std::uint64_t count, const Choice& chosen,
+                                    const std::vector<Candidate>& others,
+                                    const std::vector<std::optional<Prediction>>& evals) const;
 
   PredictSetup s_;
   std::vector<Candidate> candidates_;

@@ -30,7 +30,7 @@ std::uint64_t quantum_of(const Request& r, const Chunking& k) {
   return q * static_cast<std::uint64_t>(std::max(1, blocks));
 }
 
-// A run known to end after options.give_up_after: `at` bounds its end from below.
+// A run known to end after its give-up bound (give_up_bound): `at` bounds its end from below.
 Result gave_up(Time at, std::uint64_t events) {
   Result r;
   r.total = at;
@@ -131,8 +131,14 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
   const bool extends = family != Family::kTree && family != Family::kCollNetDirect &&
                        family != Family::kCollNetChain;
   if (options.trace != nullptr || options.network == SimNetwork::kContentionFree ||
-      r.collective == Collective::kBarrier || (!extends && !options.give_up_after)) {
+      r.collective == Collective::kBarrier || (!extends && !give_up_bound(options))) {
     return std::nullopt;
+  }
+  // A run that cannot beat its bound by its ops' bytes alone needs no shorter runs to say so:
+  // the engine would give the full run up before it starts.
+  if (const std::optional<Time> limit = give_up_bound(options)) {
+    const Time floor = lower_bound(generate(r), topo, options, *limit);
+    if (floor > *limit) return gave_up(floor, 0);
   }
   const Chunking k = chunking(r);
   const std::uint64_t quantum = quantum_of(r, k);
@@ -141,6 +147,7 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
   const CostParams costs = options.costs ? *options.costs : cost_params(topo);
   SimOptions sub = options;
   sub.give_up_after.reset();
+  sub.give_up_live = nullptr;
   auto at = [&](std::uint64_t q) {
     Request x = r;
     x.count = remainder + q * quantum;
@@ -185,19 +192,19 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
                              topo, costs);
     // A run that only has to beat a known time: the links' bytes are exact whatever the
     // timing, and the busiest one's over its capacity bounds the time from below.
-    if (options.give_up_after) {
+    if (const std::optional<Time> limit = give_up_bound(options)) {
       double floor = 0;
       for (const LinkUsage& u : out.links)
         floor = std::max(floor, static_cast<double>(u.bytes) / link_capacity(topo, u.link, costs));
       // The max-min fill's residual, as the engine's own bound allows for (simulate.hpp).
       const Time bound =
           Time::from_ps(static_cast<std::int64_t>(floor * (1 - kBytesFloorSlack) * 1e12));
-      if (bound > *options.give_up_after) return gave_up(bound, out.events);
+      if (bound > *limit) return gave_up(bound, out.events);
     }
     if (!extends) break;
     if (!steady(runs_at)) continue;
     if (how != nullptr) *how = SteadyState{quantum, quanta, b, a, kRuns};
-    if (options.give_up_after && out.total > *options.give_up_after) {
+    if (const std::optional<Time> limit = give_up_bound(options); limit && out.total > *limit) {
       return gave_up(out.total, out.events);
     }
     return out;

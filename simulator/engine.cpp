@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "simulator/flow_network.hpp"
 #include "simulator/trace.hpp"
@@ -21,9 +22,13 @@ Result Engine<Net>::run() {
     if (std::optional<Result> r = run_lattice()) return *std::move(r);
   }
   if constexpr (!Net::kKnowsFinish) {
-    if (give_up_after_ < Time::max()) {
-      const Time floor = bytes_floor();
-      if (floor > give_up_after_) {
+    Time bound = give_up_after_;
+    if (give_up_live_ != nullptr) {
+      bound = std::min(bound, Time::from_ps(give_up_live_->load(std::memory_order_relaxed)));
+    }
+    if (bound < Time::max()) {
+      const Time floor = bytes_floor(bound);
+      if (floor > bound) {
         now_ = floor;
         return gave_up();
       }
@@ -46,13 +51,13 @@ Result Engine<Net>::run() {
       StreamState& s = streams_[sid];
       if (!s.wake_pending || s.wake_seq != e.seq()) continue;
       s.wake_pending = false;
-      if (now_ > give_up_after_) return gave_up();
+      if (past_bound(now_)) return gave_up();
       ++events_;
       advance(sid);
     } else if constexpr (!Net::kKnowsFinish) {
       std::uint32_t cid = 0;
       if (!net_->finish(e.target(), e.seq(), now_, cid)) continue;
-      if (now_ > give_up_after_) return gave_up();
+      if (past_bound(now_)) return gave_up();
       ++events_;
       flow_done(cid);
     }
@@ -68,21 +73,35 @@ Result Engine<Net>::run() {
 //  - the flows on a link never carry more than its capacity between them, so the busiest link
 //    needs its wire bytes (the simulated actors' sends, each folded channel's times its copies)
 //    over its capacity;
-//  - a stream pushes one piece at a time, each at most at its channel's cap, so the busiest
-//    stream needs its wire bytes over the cap.
+//  - a stream pushes one piece at a time, each at most at its channel's cap, and a GPU's stream
+//    then holds its channel for the protocol's step overhead (flow_done), so the busiest stream
+//    needs its wire bytes over the cap plus one overhead per non-empty piece it sends.
 // A run that must end after give_up_after is given up before it starts. (Not under the
-// contention-free model, whose connections never share a link and can together exceed it.)
+// contention-free model, whose connections never share a link and can together exceed it.) The
+// walk stops as soon as the bound passes `enough`: the ops seen so far already bound the run.
 template <class Net>
-Time Engine<Net>::bytes_floor() {
+Time Engine<Net>::bytes_floor(Time enough) {
+  // The max-min fill's residual: kBytesFloorSlack (simulate.hpp).
+  const auto floor_of = [&](double seconds) {
+    return proto_.launch +
+           Time::from_ps(static_cast<std::int64_t>(seconds * (1 - kBytesFloorSlack) * 1e12));
+  };
+  const double enough_seconds =
+      enough == Time::max()
+          ? std::numeric_limits<double>::infinity()
+          : static_cast<double>((enough - proto_.launch).ps()) * 1e-12 / (1 - kBytesFloorSlack);
   std::vector<double> wire(link_capacity_.size(), 0.0);
   double stream_seconds = 0;
   for (int r = 0; r < period_; ++r) {
     for (int c = 0; c < channels_; ++c) {
       const int actual = fold_.simulated[c];
       const double weight = fold_.weight[c];
+      const double overhead =
+          static_cast<double>(step_overhead(static_cast<std::uint32_t>(r * channels_ + c)).ps()) *
+          1e-12;
       int peer = -1;
       std::uint32_t route = 0;
-      double pushed = 0, seconds = 0;
+      double seconds = 0;
       for (auto k = sched_.source()->stream(r, actual); k->index() < k->size(); k->next()) {
         const Op& op = k->op();
         if (!sends(op.kind) || op.bytes == 0) continue;
@@ -92,22 +111,26 @@ Time Engine<Net>::bytes_floor() {
         }
         const RouteInfo& ri = routes_[route];
         const double bytes = static_cast<double>(op.bytes) * wire_per_byte_;
-        pushed += bytes;
-        seconds += bytes / ri.cap;
+        // Each non-empty piece is followed by the step overhead.
+        seconds +=
+            bytes / ri.cap + static_cast<double>((op.bytes + payload_ - 1) / payload_) * overhead;
+        if (seconds > enough_seconds) return floor_of(seconds);
         for (std::uint32_t i = 0; i < ri.link_count; ++i) {
-          wire[route_links_[ri.first_link + i]] += bytes * weight;
+          const std::uint32_t l = route_links_[ri.first_link + i];
+          wire[l] += bytes * weight;
+          if (wire[l] / link_capacity_[l] > enough_seconds) {
+            return floor_of(wire[l] / link_capacity_[l]);
+          }
         }
       }
-      if (pushed > 0) stream_seconds = std::max(stream_seconds, seconds);
+      stream_seconds = std::max(stream_seconds, seconds);
     }
   }
   double seconds = stream_seconds;
   for (std::size_t l = 0; l < wire.size(); ++l) {
     if (wire[l] > 0) seconds = std::max(seconds, wire[l] / link_capacity_[l]);
   }
-  // The max-min fill's residual: kBytesFloorSlack (simulate.hpp).
-  return proto_.launch +
-         Time::from_ps(static_cast<std::int64_t>(seconds * (1 - kBytesFloorSlack) * 1e12));
+  return floor_of(seconds);
 }
 
 // Every live event leads to work at its instant or later on a stream that has not finished (a

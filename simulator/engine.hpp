@@ -16,6 +16,7 @@
 // engine_setup.cpp).
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -88,6 +89,9 @@ class Engine {
  public:
   Engine(const Schedule& s, const Topology& topo, const SimOptions& o, const CostParams& costs);
   Result run();
+  // Max-min: a lower bound on run()'s total from the ops' bytes (bytes_floor), not simulating;
+  // one above `enough` once it is known to pass it.
+  Time lower_bound(Time enough) { return bytes_floor(enough); }
 
  private:
   // engine_setup.cpp
@@ -113,7 +117,9 @@ class Engine {
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
   Result gave_up() const;
-  Time bytes_floor();  // max-min: a lower bound on the run's time, from its ops' bytes
+  // Max-min: a lower bound on the run's time, from its ops' bytes; the walk stops once the
+  // bound passes `enough`.
+  Time bytes_floor(Time enough);
   // A piece's arrival and its slot's credit sit side by side: the receiver reads one and writes
   // the other, and so does the sender, so each touches one cache line, not two.
   std::uint64_t slot(std::uint64_t j) const {
@@ -193,6 +199,12 @@ class Engine {
   std::optional<Net> net_;
   Time now_;
   Time give_up_after_ = Time::max();  // SimOptions::give_up_after
+  const std::atomic<std::int64_t>* give_up_live_ = nullptr;  // SimOptions::give_up_live
+  // Past either bound: the run cannot beat what it is compared with.
+  bool past_bound(Time t) const {
+    return t > give_up_after_ ||
+           (give_up_live_ != nullptr && t.ps() > give_up_live_->load(std::memory_order_relaxed));
+  }
   std::uint64_t events_ = 0;
   std::uint64_t pieces_ = 0;
   std::uint64_t ops_ = 0;

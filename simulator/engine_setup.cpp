@@ -76,6 +76,7 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
       copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
   if (o.give_up_after) give_up_after_ = *o.give_up_after;
+  give_up_live_ = o.give_up_live;
   full_wire_ = wire_bytes(payload_);
   reduce_full_ = reduce_rate_ > 0 ? wire_time(static_cast<double>(payload_), reduce_rate_) : Time();
   const double cap = costs.channel_cap(s.info().protocol, channel_kernel(s.info()));
@@ -403,6 +404,13 @@ Result simulate(const Schedule& s, const Topology& topo, const SimOptions& optio
   }
   detail::Engine<detail::FlowNetwork> e(s, topo, options, costs);
   return e.run();
+}
+
+Time lower_bound(const Schedule& s, const Topology& topo, const SimOptions& options, Time enough) {
+  if (options.network == SimNetwork::kContentionFree) return Time();
+  const CostParams costs = options.costs ? *options.costs : cost_params(topo);
+  detail::Engine<detail::FlowNetwork> e(s, topo, options, costs);
+  return e.lower_bound(enough);
 }
 
 }  // namespace collsim

@@ -221,7 +221,7 @@ std::optional<Result> Engine<Net>::run_lattice() {
   r.lattice_cells = cells;
   r.pieces = sent;
   r.ops = cells;
-  if (r.total > give_up_after_) {
+  if (past_bound(r.total)) {
     Result g;
     g.total = r.total;
     g.gave_up = true;

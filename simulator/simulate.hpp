@@ -36,6 +36,8 @@
 // ops are read through the IR cursors. Same input, same output, bit for bit.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -76,7 +78,20 @@ struct SimOptions {
   // it): Result::gave_up is then set and only says "slower". A caller that only wants a run
   // faster than a known one (predict's faster alternative) saves the rest of a slower run.
   std::optional<Time> give_up_after;
+  // The same with a bound that other threads may lower while the run goes (picoseconds; the
+  // run reads it at every event): predict's alternatives, run beside NCCL's pick, give up at
+  // the fastest time any of them has found so far. The run gives up past the lower of the two.
+  const std::atomic<std::int64_t>* give_up_live = nullptr;
 };
+
+// The lower of `o`'s two give-up bounds as they stand now; nullopt when neither bounds the run.
+inline std::optional<Time> give_up_bound(const SimOptions& o) {
+  Time t = o.give_up_after.value_or(Time::max());
+  if (o.give_up_live != nullptr) {
+    t = std::min(t, Time::from_ps(o.give_up_live->load(std::memory_order_relaxed)));
+  }
+  return t < Time::max() ? std::optional<Time>(t) : std::nullopt;
+}
 
 // What a lower bound taken from link bytes alone gives up, as a fraction of it: the max-min fill
 // keeps a link's residual at least 1e-9 of its capacity, so an overloaded link may carry that
@@ -119,5 +134,14 @@ struct Result {
 // Throws ScheduleError for a schedule that cannot finish or whose placement does not fit the
 // topology (RequestError), ConfigError if two placed ranks cannot reach each other.
 Result simulate(const Schedule& s, const Topology& topo, const SimOptions& options = {});
+
+// Under max-min, a lower bound on simulate(s, topo, options).total from the ops alone, without
+// simulating: the launch, then the busiest link's wire bytes over its capacity, or the busiest
+// stream's over its channel cap with the protocol's step overhead once per piece it sends. A
+// run whose give-up bound is below it is given up before it starts (engine.cpp bytes_floor);
+// predict's steady state asks first, before its shorter runs. The walk over the ops stops once
+// the bound passes `enough` (the result is then above it). Time() under contention-free.
+Time lower_bound(const Schedule& s, const Topology& topo, const SimOptions& options = {},
+                 Time enough = Time::max());
 
 }  // namespace collsim

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <optional>
 
 #include "algorithms/generators/registry.hpp"
@@ -83,10 +84,12 @@ TEST(GiveUp, StopsExactlyWhenTheRunEndsLater) {
 }
 
 // Under max-min a run may give up before it starts, on a lower bound from its ops' bytes (the
-// busiest link's wire bytes over its capacity, the busiest stream's over its channel cap): that
-// bound must never exceed the full run's time, on any preset, algorithm or protocol.
+// busiest link's wire bytes over its capacity, the busiest stream's over its channel cap with a
+// step overhead per piece it sends): that bound must never exceed the full run's time, on any
+// preset, algorithm or protocol; stopped once it passes a given time, it is still a bound, and
+// above that time exactly where the whole walk's is.
 TEST(GiveUp, TheBytesFloorIsNeverAboveTheRun) {
-  int floors = 0;
+  int floors = 0, above_half = 0;
   for (const auto& [config, nodes] : std::vector<std::pair<std::string, int>>{
            {"dgx-h100", 1}, {"dgx-a100", 1}, {"h100-2node-ib", 2}, {"h100-16node-ib", 4},
            {"a100-2node-roce", 2}, {"h100-4gpu-2node-ndr200", 2}, {"pcie-2gpu", 1},
@@ -111,19 +114,28 @@ TEST(GiveUp, TheBytesFloorIsNeverAboveTheRun) {
           } catch (const RequestError&) {
             continue;
           }
+          SCOPED_TRACE(fmt::format("{} {} {} count {}", config, algo, to_string(proto), count));
+          const Time floor = lower_bound(*s, topo, o);
+          ++floors;
+          EXPECT_LE(floor.ps(), full.total.ps());
+          EXPECT_GT(floor.ps(), 0);
+          const Time half = Time::from_ps(full.total.ps() / 2);
+          const Time early = lower_bound(*s, topo, o, half);
+          EXPECT_LE(early.ps(), floor.ps());
+          EXPECT_EQ(early > half, floor > half);
+          if (floor > half) ++above_half;
           o.give_up_after = Time();
           const Result cut = simulate(*s, topo, o);
           ASSERT_TRUE(cut.gave_up);
-          if (cut.events != 0) continue;  // given up during the run, not before it
-          ++floors;
-          EXPECT_LE(cut.total.ps(), full.total.ps())
-              << config << " " << algo << " " << to_string(proto) << " count " << count;
-          EXPECT_GT(cut.total.ps(), 0);
+          if (cut.events == 0) {
+            EXPECT_LE(cut.total.ps(), full.total.ps());
+          }
         }
       }
     }
   }
   EXPECT_GT(floors, 100);
+  EXPECT_GT(above_half, 0);  // the walk stopped early somewhere
 }
 
 // Each candidate in turn plays NCCL's pick; the alternative found by stopped runs is the fastest
@@ -161,6 +173,45 @@ TEST(GiveUp, FasterAlternativeIsThatOfFullRuns) {
       }
     }
   }
+}
+
+// predict's default: NCCL's pick and the alternatives side by side (choose_checked) answer what
+// choose() and then faster_alternative() answer, on every thread count: the same pick, time and
+// detail, and the same alternative or none.
+TEST(GiveUp, AlternativesBesideThePickAnswerAsAfterIt) {
+  int alternatives = 0;
+  for (const Case& c : kCases) {
+    const Topology topo = load(c);
+    Request q = request_for(topo, c.count);
+    const NcclModelInput in = nccl_model_input(topo, q.comm, NcclVersion::k2_30);
+    for (Model model : {Model::kMaxMin, Model::kContentionFree}) {
+      const PredictSetup setup{
+          topo, q, parse_algo_choice("auto", "auto"), cost_params(topo), model, SelectPolicy::kNccl,
+          in};
+      const Predictor pr(setup);
+      const Choice after = pr.choose(c.count);
+      const std::optional<Choice> alt_after = pr.faster_alternative(c.count, after);
+      for (const char* threads : {"1", "2", "4"}) {
+        SCOPED_TRACE(fmt::format("{} x{} count {} {} threads {}", c.config, c.nodes, c.count,
+                                 to_string(model), threads));
+        ::setenv("COLLSIM_THREADS", threads, 1);
+        const auto [beside, alt_beside] = pr.choose_checked(c.count);
+        ::unsetenv("COLLSIM_THREADS");
+        EXPECT_EQ(to_string(beside.candidate), to_string(after.candidate));
+        EXPECT_EQ(beside.how, "nccl");
+        EXPECT_EQ(beside.eval.time.ps(), after.eval.time.ps());
+        EXPECT_EQ(beside.eval.detail, after.eval.detail);
+        ASSERT_EQ(alt_beside.has_value(), alt_after.has_value());
+        if (!alt_beside) continue;
+        EXPECT_EQ(to_string(alt_beside->candidate), to_string(alt_after->candidate));
+        EXPECT_EQ(alt_beside->eval.time.ps(), alt_after->eval.time.ps());
+        EXPECT_EQ(alt_beside->note, alt_after->note);
+      }
+      if (alt_after) ++alternatives;
+    }
+  }
+  // Cases where an alternative beats NCCL's pick, so the comparison covers one being found.
+  EXPECT_GT(alternatives, 0);
 }
 
 }  // namespace
