@@ -90,8 +90,9 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
     res = simulate(*s, topo, so);
   }
   if (res.gave_up) {
-    if (why)
+    if (why) {
       *why = fmt::format("it ends after {:.3f} us", give_up_bound(so).value_or(res.total).us());
+    }
     return std::nullopt;
   }
   Prediction p;

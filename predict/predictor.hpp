@@ -95,8 +95,9 @@ class Predictor {
   // Under --select nccl: the fastest candidate by this model when it beats `chosen` (the pick),
   // with its note saying by how much and whether NCCL can run it (with which NCCL_ALGO and
   // NCCL_PROTO) or it is collsim's own. nullopt when NCCL's pick is the fastest, or for any
-  // other policy. Simulates every candidate, each only as far as NCCL's pick's time: a run still
-  // going then cannot beat it (the answer is that of full runs: tests/predict/give_up_test.cpp).
+  // other policy. Simulates every candidate, each only as far as the fastest time known (NCCL's
+  // pick's, or an alternative's that finished faster): a run still going then cannot beat it (the
+  // answer is that of full runs: tests/predict/give_up_test.cpp).
   std::optional<Choice> faster_alternative(std::uint64_t count, const Choice& chosen) const;
   // choose() and then faster_alternative(), with the same answers, but the alternatives run
   // beside NCCL's pick instead of after it: each gives up once it passes the fastest time known

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "algorithms/generators/registry.hpp"
 #include "predict/predictor.hpp"
@@ -191,12 +192,18 @@ TEST(GiveUp, AlternativesBesideThePickAnswerAsAfterIt) {
       const Predictor pr(setup);
       const Choice after = pr.choose(c.count);
       const std::optional<Choice> alt_after = pr.faster_alternative(c.count, after);
+      const char* set = std::getenv("COLLSIM_THREADS");
+      const std::string before = set != nullptr ? set : "";
       for (const char* threads : {"1", "2", "4"}) {
         SCOPED_TRACE(fmt::format("{} x{} count {} {} threads {}", c.config, c.nodes, c.count,
                                  to_string(model), threads));
         ::setenv("COLLSIM_THREADS", threads, 1);
         const auto [beside, alt_beside] = pr.choose_checked(c.count);
-        ::unsetenv("COLLSIM_THREADS");
+        if (set != nullptr) {
+          ::setenv("COLLSIM_THREADS", before.c_str(), 1);
+        } else {
+          ::unsetenv("COLLSIM_THREADS");
+        }
         EXPECT_EQ(to_string(beside.candidate), to_string(after.candidate));
         EXPECT_EQ(beside.how, "nccl");
         EXPECT_EQ(beside.eval.time.ps(), after.eval.time.ps());
