@@ -199,18 +199,34 @@ std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
   return alternative(count, chosen, others, evals);
 }
 
-std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t count) const {
+std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t count,
+                                                                   double provisional) const {
   Choice partial;
   const std::vector<Candidate> tried = to_try(count, &partial);
   if (partial.how != "nccl" || candidates_.size() < 2) return {choose(count), std::nullopt};
-  // NCCL's pick and the alternatives side by side: until the pick or an alternative finishes,
-  // the alternatives have no time to give up at and run on; from then on each gives up once it
-  // passes the fastest time known. The same answers as choose() then faster_alternative(): the
-  // pick runs in full, and the winner never passes the bound.
+  // The pick's closed form, times `provisional`: what the alternatives give up at until the pick
+  // has its simulated time. Without one, the pick runs first, as choose() does.
+  double guess = std::numeric_limits<double>::infinity();
+  if (s_.model != Model::kClosedForm) {
+    PredictOptions o;
+    o.nccl = nccl();
+    try {
+      if (const auto p =
+              predict(request(tried.front(), count), s_.topo, s_.costs, Model::kClosedForm, o)) {
+        guess = p->time.us() * provisional;
+      }
+    } catch (const std::exception&) {  // no closed form for it
+    }
+  }
+  if (!(guess < 1e12)) {  // none (or beyond what a Time holds in picoseconds)
+    Choice ch = choose(count);
+    std::optional<Choice> alt = faster_alternative(count, ch);
+    return {std::move(ch), std::move(alt)};
+  }
   const std::vector<Candidate> others = alternatives_to(count, tried.front());
   std::vector<std::optional<Prediction>> picked(1);
   std::vector<std::optional<Prediction>> evals(others.size());
-  std::atomic<std::int64_t> bound{Time::max().ps()};
+  std::atomic<std::int64_t> bound{us(guess).ps()};
   parallel_for(1 + others.size(), [&](std::size_t k) {
     if (k == 0) {
       picked[0] = evaluate(tried.front(), count);
@@ -220,6 +236,21 @@ std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t
     evals[k - 1] = evaluate_below(others[k - 1], count, bound);
   });
   Choice ch = pick(count, partial, tried, picked);
+  // A run given up at the provisional time may still beat the pick when the guess was short of
+  // it: those run again, against the fastest time now known.
+  if (ch.eval.time.ps() > us(guess).ps()) {
+    std::atomic<std::int64_t> known{ch.eval.time.ps()};
+    for (const std::optional<Prediction>& e : evals) {
+      if (e) lower(known, e->time);
+    }
+    std::vector<std::size_t> again;
+    for (std::size_t j = 0; j < evals.size(); ++j) {
+      if (!evals[j]) again.push_back(j);
+    }
+    parallel_for(again.size(), [&](std::size_t k) {
+      evals[again[k]] = evaluate_below(others[again[k]], count, known);
+    });
+  }
   std::optional<Choice> alt = alternative(count, ch, others, evals);
   return {std::move(ch), std::move(alt)};
 }

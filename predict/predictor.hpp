@@ -100,11 +100,12 @@ class Predictor {
   // answer is that of full runs: tests/predict/give_up_test.cpp).
   std::optional<Choice> faster_alternative(std::uint64_t count, const Choice& chosen) const;
   // choose() and then faster_alternative(), with the same answers, but the alternatives run
-  // beside NCCL's pick instead of after it: each gives up once it passes the fastest time known
-  // so far (none until the pick or an alternative has finished). What `collsim predict` does by
-  // default; on several threads it costs about the longer of the pick and the alternatives'
-  // share rather than their sum.
-  std::pair<Choice, std::optional<Choice>> choose_checked(std::uint64_t count) const;
+  // beside NCCL's pick instead of after it, giving up at `provisional` times the pick's closed
+  // form until the pick has its simulated time (then at the fastest time known). Where that
+  // guess fell short of the pick, the runs it gave up run again; without a closed form, the
+  // pick runs first. What `collsim predict` does by default.
+  std::pair<Choice, std::optional<Choice>> choose_checked(std::uint64_t count,
+                                                          double provisional = 1.5) const;
 
   // Every candidate --algo/--proto allow for this collective under this model.
   const std::vector<Candidate>& candidates() const { return candidates_; }

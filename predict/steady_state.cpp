@@ -134,12 +134,6 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
       r.collective == Collective::kBarrier || (!extends && !give_up_bound(options))) {
     return std::nullopt;
   }
-  // A run that cannot beat its bound by its ops' bytes alone needs no shorter runs to say so:
-  // the engine would give the full run up before it starts.
-  if (const std::optional<Time> limit = give_up_bound(options)) {
-    const Time floor = lower_bound(generate(r), topo, options, *limit);
-    if (floor > *limit) return gave_up(floor, 0);
-  }
   const Chunking k = chunking(r);
   const std::uint64_t quantum = quantum_of(r, k);
   const std::uint64_t quanta = r.count / quantum;

@@ -79,8 +79,9 @@ struct SimOptions {
   // faster than a known one (predict's faster alternative) saves the rest of a slower run.
   std::optional<Time> give_up_after;
   // The same with a bound that other threads may lower while the run goes (picoseconds; the
-  // run reads it at every event): predict's alternatives, run beside NCCL's pick, give up at
-  // the fastest time any of them has found so far. The run gives up past the lower of the two.
+  // run reads it at every event): predict's alternatives, run side by side, give up at the
+  // fastest time known, NCCL's pick's or one of theirs that finished faster. The run gives up
+  // past the lower of the two.
   const std::atomic<std::int64_t>* give_up_live = nullptr;
 };
 
@@ -138,9 +139,9 @@ Result simulate(const Schedule& s, const Topology& topo, const SimOptions& optio
 // Under max-min, a lower bound on simulate(s, topo, options).total from the ops alone, without
 // simulating: the launch, then the busiest link's wire bytes over its capacity, or the busiest
 // stream's over its channel cap with the protocol's step overhead once per piece it sends. A
-// run whose give-up bound is below it is given up before it starts (engine.cpp bytes_floor);
-// predict's steady state asks first, before its shorter runs. The walk over the ops stops once
-// the bound passes `enough` (the result is then above it). Time() under contention-free.
+// run whose give-up bound is below it is given up before it starts (engine.cpp bytes_floor).
+// The walk over the ops stops once the bound passes `enough` (the result is then above it).
+// Time() under contention-free.
 Time lower_bound(const Schedule& s, const Topology& topo, const SimOptions& options = {},
                  Time enough = Time::max());
 

@@ -176,9 +176,56 @@ TEST(GiveUp, FasterAlternativeIsThatOfFullRuns) {
   }
 }
 
-// predict's default: NCCL's pick and the alternatives side by side (choose_checked) answer what
-// choose() and then faster_alternative() answer, on every thread count: the same pick, time and
-// detail, and the same alternative or none.
+// predict's default: NCCL's pick, then every other candidate side by side, each giving up at the
+// fastest time known, which the ones that finish lower while the others run
+// (SimOptions::give_up_live). The answer must not depend on which finishes first: the same
+// alternative, time and note, or none, on 1, 2 and 4 threads.
+TEST(GiveUp, FasterAlternativeDoesNotDependOnTheThreads) {
+  int alternatives = 0;
+  for (const Case& c : kCases) {
+    const Topology topo = load(c);
+    Request q = request_for(topo, c.count);
+    const NcclModelInput in = nccl_model_input(topo, q.comm, NcclVersion::k2_30);
+    for (Model model : {Model::kMaxMin, Model::kContentionFree}) {
+      const PredictSetup setup{
+          topo, q, parse_algo_choice("auto", "auto"), cost_params(topo), model, SelectPolicy::kNccl,
+          in};
+      const Predictor pr(setup);
+      const Choice pick = pr.choose(c.count);
+      const char* set = std::getenv("COLLSIM_THREADS");
+      const std::string before = set != nullptr ? set : "";
+      std::optional<Choice> first;
+      for (const char* threads : {"1", "2", "4"}) {
+        SCOPED_TRACE(fmt::format("{} x{} count {} {} threads {}", c.config, c.nodes, c.count,
+                                 to_string(model), threads));
+        ::setenv("COLLSIM_THREADS", threads, 1);
+        const std::optional<Choice> alt = pr.faster_alternative(c.count, pick);
+        if (set != nullptr) {
+          ::setenv("COLLSIM_THREADS", before.c_str(), 1);
+        } else {
+          ::unsetenv("COLLSIM_THREADS");
+        }
+        if (threads[0] == '1') {
+          first = alt;
+          if (alt) ++alternatives;
+          continue;
+        }
+        ASSERT_EQ(alt.has_value(), first.has_value());
+        if (!alt) continue;
+        EXPECT_EQ(to_string(alt->candidate), to_string(first->candidate));
+        EXPECT_EQ(alt->eval.time.ps(), first->eval.time.ps());
+        EXPECT_EQ(alt->note, first->note);
+      }
+    }
+  }
+  // Cases where an alternative beats NCCL's pick, so the comparison covers one being found.
+  EXPECT_GT(alternatives, 0);
+}
+
+// predict's default runs the alternatives beside NCCL's pick (choose_checked), giving up at a
+// multiple of the pick's closed form until the pick has its time, and again against that time
+// where the guess fell short: the same pick, time and detail, and the same alternative or none,
+// as choose() then faster_alternative(), whatever the multiple and the threads.
 TEST(GiveUp, AlternativesBesideThePickAnswerAsAfterIt) {
   int alternatives = 0;
   for (const Case& c : kCases) {
@@ -192,32 +239,34 @@ TEST(GiveUp, AlternativesBesideThePickAnswerAsAfterIt) {
       const Predictor pr(setup);
       const Choice after = pr.choose(c.count);
       const std::optional<Choice> alt_after = pr.faster_alternative(c.count, after);
+      if (alt_after) ++alternatives;
       const char* set = std::getenv("COLLSIM_THREADS");
       const std::string before = set != nullptr ? set : "";
       for (const char* threads : {"1", "2", "4"}) {
-        SCOPED_TRACE(fmt::format("{} x{} count {} {} threads {}", c.config, c.nodes, c.count,
-                                 to_string(model), threads));
-        ::setenv("COLLSIM_THREADS", threads, 1);
-        const auto [beside, alt_beside] = pr.choose_checked(c.count);
-        if (set != nullptr) {
-          ::setenv("COLLSIM_THREADS", before.c_str(), 1);
-        } else {
-          ::unsetenv("COLLSIM_THREADS");
+        // 0.01 and 0.5: guesses short of the pick, so runs given up at them run again.
+        for (double provisional : {0.01, 0.5, 1.5, 100.0}) {
+          SCOPED_TRACE(fmt::format("{} x{} count {} {} threads {} provisional {}", c.config,
+                                   c.nodes, c.count, to_string(model), threads, provisional));
+          ::setenv("COLLSIM_THREADS", threads, 1);
+          const auto [beside, alt_beside] = pr.choose_checked(c.count, provisional);
+          if (set != nullptr) {
+            ::setenv("COLLSIM_THREADS", before.c_str(), 1);
+          } else {
+            ::unsetenv("COLLSIM_THREADS");
+          }
+          EXPECT_EQ(to_string(beside.candidate), to_string(after.candidate));
+          EXPECT_EQ(beside.how, "nccl");
+          EXPECT_EQ(beside.eval.time.ps(), after.eval.time.ps());
+          EXPECT_EQ(beside.eval.detail, after.eval.detail);
+          ASSERT_EQ(alt_beside.has_value(), alt_after.has_value());
+          if (!alt_beside) continue;
+          EXPECT_EQ(to_string(alt_beside->candidate), to_string(alt_after->candidate));
+          EXPECT_EQ(alt_beside->eval.time.ps(), alt_after->eval.time.ps());
+          EXPECT_EQ(alt_beside->note, alt_after->note);
         }
-        EXPECT_EQ(to_string(beside.candidate), to_string(after.candidate));
-        EXPECT_EQ(beside.how, "nccl");
-        EXPECT_EQ(beside.eval.time.ps(), after.eval.time.ps());
-        EXPECT_EQ(beside.eval.detail, after.eval.detail);
-        ASSERT_EQ(alt_beside.has_value(), alt_after.has_value());
-        if (!alt_beside) continue;
-        EXPECT_EQ(to_string(alt_beside->candidate), to_string(alt_after->candidate));
-        EXPECT_EQ(alt_beside->eval.time.ps(), alt_after->eval.time.ps());
-        EXPECT_EQ(alt_beside->note, alt_after->note);
       }
-      if (alt_after) ++alternatives;
     }
   }
-  // Cases where an alternative beats NCCL's pick, so the comparison covers one being found.
   EXPECT_GT(alternatives, 0);
 }
 
