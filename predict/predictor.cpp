@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <limits>
 #include <mutex>
@@ -143,6 +144,19 @@ void lower(std::atomic<std::int64_t>& bound, Time t) {
 
 }  // namespace
 
+double Predictor::closed_form_us(const Candidate& c, std::uint64_t count) const {
+  if (s_.model == Model::kClosedForm) return std::numeric_limits<double>::infinity();
+  PredictOptions o;
+  o.nccl = nccl();
+  try {
+    if (const auto p = predict(request(c, count), s_.topo, s_.costs, Model::kClosedForm, o)) {
+      return p->time.us();
+    }
+  } catch (const std::exception&) {  // no closed form for it
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
 std::vector<Candidate> Predictor::alternatives_to(std::uint64_t count,
                                                   const Candidate& chosen) const {
   std::vector<Candidate> others;
@@ -152,20 +166,8 @@ std::vector<Candidate> Predictor::alternatives_to(std::uint64_t count,
   // Likeliest winners first, by the closed forms (microseconds each; they only order the work
   // and prune nothing): each simulation gives up once it passes the fastest time known, so an
   // early winner shortens the rest.
-  std::vector<double> guess(others.size(), std::numeric_limits<double>::infinity());
-  if (s_.model != Model::kClosedForm) {
-    PredictOptions o;
-    o.nccl = nccl();
-    for (std::size_t j = 0; j < others.size(); ++j) {
-      try {
-        if (const auto p =
-                predict(request(others[j], count), s_.topo, s_.costs, Model::kClosedForm, o)) {
-          guess[j] = p->time.us();
-        }
-      } catch (const std::exception&) {  // no closed form for it: tried last
-      }
-    }
-  }
+  std::vector<double> guess(others.size());
+  for (std::size_t j = 0; j < others.size(); ++j) guess[j] = closed_form_us(others[j], count);
   std::vector<std::size_t> order(others.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -206,19 +208,14 @@ std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t
   if (partial.how != "nccl" || candidates_.size() < 2) return {choose(count), std::nullopt};
   // The pick's closed form, times `provisional`: what the alternatives give up at until the pick
   // has its simulated time. Without one, the pick runs first, as choose() does.
-  double guess = std::numeric_limits<double>::infinity();
-  if (s_.model != Model::kClosedForm) {
-    PredictOptions o;
-    o.nccl = nccl();
+  std::optional<Time> guess;
+  if (const double g = closed_form_us(tried.front(), count) * provisional; std::isfinite(g)) {
     try {
-      if (const auto p =
-              predict(request(tried.front(), count), s_.topo, s_.costs, Model::kClosedForm, o)) {
-        guess = p->time.us() * provisional;
-      }
-    } catch (const std::exception&) {  // no closed form for it
+      guess = us(g);
+    } catch (const TimeRangeError&) {  // longer than a Time holds: as good as none
     }
   }
-  if (!(guess < 1e12)) {  // none (or beyond what a Time holds in picoseconds)
+  if (!guess) {
     Choice ch = choose(count);
     std::optional<Choice> alt = faster_alternative(count, ch);
     return {std::move(ch), std::move(alt)};
@@ -226,7 +223,7 @@ std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t
   const std::vector<Candidate> others = alternatives_to(count, tried.front());
   std::vector<std::optional<Prediction>> picked(1);
   std::vector<std::optional<Prediction>> evals(others.size());
-  std::atomic<std::int64_t> bound{us(guess).ps()};
+  std::atomic<std::int64_t> bound{guess->ps()};
   parallel_for(1 + others.size(), [&](std::size_t k) {
     if (k == 0) {
       picked[0] = evaluate(tried.front(), count);
@@ -238,7 +235,7 @@ std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t
   Choice ch = pick(count, partial, tried, picked);
   // A run given up at the provisional time may still beat the pick when the guess was short of
   // it: those run again, against the fastest time now known.
-  if (ch.eval.time.ps() > us(guess).ps()) {
+  if (ch.eval.time > *guess) {
     std::atomic<std::int64_t> known{ch.eval.time.ps()};
     for (const std::optional<Prediction>& e : evals) {
       if (e) lower(known, e->time);

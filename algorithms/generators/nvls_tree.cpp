@@ -108,26 +108,25 @@ class NvlsTreeSource final : public GroupSource {
   std::vector<Dependency> dependencies(int rank) const override {
     std::vector<Dependency> deps;
     if (rank >= n_) {
-      // One dependency per piece of each block on its way up, and g per piece on the way down;
-      // reserved once for every channel (a reserve per channel would copy the list each time).
+      // Each channel's non-empty blocks, in order, and how many pieces each is cut into.
+      std::vector<std::vector<std::pair<int, std::uint64_t>>> blocks(channels_);
       std::uint64_t all_pieces = 0;
       for (int c = 0; c < channels_; ++c) {
         for (int b = 0; b < g_; ++b) {
           const std::uint64_t len = block(c, b).length;
-          if (len != 0) all_pieces += pieces_of(bytes(len));
+          if (len == 0) continue;
+          blocks[c].emplace_back(b, pieces_of(bytes(len)));
+          all_pieces += blocks[c].back().second;
         }
       }
+      // One dependency per piece of each block on its way up, and g per piece on the way down;
+      // reserved once for every channel (a reserve per channel would copy the list each time).
       deps.reserve(all_pieces * static_cast<std::uint64_t>(1 + g_));
       for (int c = 0; c < channels_; ++c) {
         const int base = c * width();
-        // The channel's non-empty blocks, in order, and how many pieces each is cut into.
-        std::vector<std::pair<int, std::uint64_t>> present;
+        const std::vector<std::pair<int, std::uint64_t>>& present = blocks[c];
         std::uint64_t most = 0;
-        for (int b = 0; b < g_; ++b) {
-          if (block(c, b).length == 0) continue;
-          present.emplace_back(b, pieces_of(bytes(block(c, b).length)));
-          most = std::max(most, present.back().second);
-        }
+        for (const auto& block_pieces : present) most = std::max(most, block_pieces.second);
         // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
         // g ops per block and piece, the blocks in turn).
         const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);

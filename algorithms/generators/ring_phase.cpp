@@ -93,8 +93,7 @@ bool RingPhase::same_shape(const RingPhase& o) const {
 
 void RingPhase::add_send_peers(std::vector<std::int32_t>& peers) const {
   // Every phase of two or more members opens with a send to `next`; one member only copies.
-  if (n < 2 || count() == 0) return;
-  if (std::find(peers.begin(), peers.end(), next) == peers.end()) peers.push_back(next);
+  if (n >= 2 && count() > 0) add_peer(next, peers);
 }
 
 Op RingPhase::op(std::uint64_t i) const {

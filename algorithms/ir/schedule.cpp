@@ -14,10 +14,12 @@ std::unique_ptr<OpStream> OpSource::stream(int rank, int channel) const {
                          [this, rank, channel](std::uint64_t i) { return op(rank, channel, i); });
 }
 
+void add_peer(std::int32_t peer, std::vector<std::int32_t>& peers) {
+  if (std::find(peers.begin(), peers.end(), peer) == peers.end()) peers.push_back(peer);
+}
+
 void add_send_peer(const Op& op, std::vector<std::int32_t>& peers) {
-  if (sends(op.kind) && std::find(peers.begin(), peers.end(), op.send_peer) == peers.end()) {
-    peers.push_back(op.send_peer);
-  }
+  if (sends(op.kind)) add_peer(op.send_peer, peers);
 }
 
 bool same_op_shape(const Op& a, const Op& b) {

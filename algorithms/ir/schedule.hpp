@@ -143,6 +143,8 @@ std::unique_ptr<OpStream> stream_by_index(std::uint64_t size, At at) {
   return std::make_unique<IndexedStream<At>>(size, std::move(at));
 }
 
+// Appends `peer` to `peers` if it is not there yet.
+void add_peer(std::int32_t peer, std::vector<std::int32_t>& peers);
 // Appends `op`'s send peer to `peers` if it sends and the peer is not there yet.
 void add_send_peer(const Op& op, std::vector<std::int32_t>& peers);
 

@@ -40,6 +40,48 @@ Request request_for(const Topology& topo, std::uint64_t count) {
 
 Topology load(const Case& c) { return load_topology(c.config, LoadOptions{c.nodes}); }
 
+// What `collsim predict` sets up by default: NCCL's pick (--select nccl) on NCCL's channels.
+PredictSetup nccl_setup(const Topology& topo, const Case& c, Model model) {
+  const Request q = request_for(topo, c.count);
+  return {topo,
+          q,
+          parse_algo_choice("auto", "auto"),
+          cost_params(topo),
+          model,
+          SelectPolicy::kNccl,
+          nccl_model_input(topo, q.comm, NcclVersion::k2_30)};
+}
+
+// COLLSIM_THREADS set to `n` while it lives, then back to what it was (parallel.hpp).
+class ThreadCount {
+ public:
+  explicit ThreadCount(const char* n) {
+    if (const char* set = std::getenv("COLLSIM_THREADS")) before_ = set;
+    ::setenv("COLLSIM_THREADS", n, 1);
+  }
+  ~ThreadCount() {
+    if (before_) {
+      ::setenv("COLLSIM_THREADS", before_->c_str(), 1);
+    } else {
+      ::unsetenv("COLLSIM_THREADS");
+    }
+  }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+
+ private:
+  std::optional<std::string> before_;
+};
+
+// The same faster alternative, or none.
+void expect_same_alternative(const std::optional<Choice>& a, const std::optional<Choice>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(to_string(a->candidate), to_string(b->candidate));
+  EXPECT_EQ(a->eval.time.ps(), b->eval.time.ps());
+  EXPECT_EQ(a->note, b->note);
+}
+
 TEST(GiveUp, StopsExactlyWhenTheRunEndsLater) {
   for (const Case& c : kCases) {
     const Topology topo = load(c);
@@ -184,37 +226,20 @@ TEST(GiveUp, FasterAlternativeDoesNotDependOnTheThreads) {
   int alternatives = 0;
   for (const Case& c : kCases) {
     const Topology topo = load(c);
-    Request q = request_for(topo, c.count);
-    const NcclModelInput in = nccl_model_input(topo, q.comm, NcclVersion::k2_30);
     for (Model model : {Model::kMaxMin, Model::kContentionFree}) {
-      const PredictSetup setup{
-          topo, q, parse_algo_choice("auto", "auto"), cost_params(topo), model, SelectPolicy::kNccl,
-          in};
-      const Predictor pr(setup);
+      const Predictor pr(nccl_setup(topo, c, model));
       const Choice pick = pr.choose(c.count);
-      const char* set = std::getenv("COLLSIM_THREADS");
-      const std::string before = set != nullptr ? set : "";
-      std::optional<Choice> first;
-      for (const char* threads : {"1", "2", "4"}) {
+      std::optional<Choice> one;
+      {
+        const ThreadCount threads("1");
+        one = pr.faster_alternative(c.count, pick);
+      }
+      if (one) ++alternatives;
+      for (const char* n : {"2", "4"}) {
         SCOPED_TRACE(fmt::format("{} x{} count {} {} threads {}", c.config, c.nodes, c.count,
-                                 to_string(model), threads));
-        ::setenv("COLLSIM_THREADS", threads, 1);
-        const std::optional<Choice> alt = pr.faster_alternative(c.count, pick);
-        if (set != nullptr) {
-          ::setenv("COLLSIM_THREADS", before.c_str(), 1);
-        } else {
-          ::unsetenv("COLLSIM_THREADS");
-        }
-        if (threads[0] == '1') {
-          first = alt;
-          if (alt) ++alternatives;
-          continue;
-        }
-        ASSERT_EQ(alt.has_value(), first.has_value());
-        if (!alt) continue;
-        EXPECT_EQ(to_string(alt->candidate), to_string(first->candidate));
-        EXPECT_EQ(alt->eval.time.ps(), first->eval.time.ps());
-        EXPECT_EQ(alt->note, first->note);
+                                 to_string(model), n));
+        const ThreadCount threads(n);
+        expect_same_alternative(pr.faster_alternative(c.count, pick), one);
       }
     }
   }
@@ -230,39 +255,23 @@ TEST(GiveUp, AlternativesBesideThePickAnswerAsAfterIt) {
   int alternatives = 0;
   for (const Case& c : kCases) {
     const Topology topo = load(c);
-    Request q = request_for(topo, c.count);
-    const NcclModelInput in = nccl_model_input(topo, q.comm, NcclVersion::k2_30);
     for (Model model : {Model::kMaxMin, Model::kContentionFree}) {
-      const PredictSetup setup{
-          topo, q, parse_algo_choice("auto", "auto"), cost_params(topo), model, SelectPolicy::kNccl,
-          in};
-      const Predictor pr(setup);
+      const Predictor pr(nccl_setup(topo, c, model));
       const Choice after = pr.choose(c.count);
       const std::optional<Choice> alt_after = pr.faster_alternative(c.count, after);
       if (alt_after) ++alternatives;
-      const char* set = std::getenv("COLLSIM_THREADS");
-      const std::string before = set != nullptr ? set : "";
-      for (const char* threads : {"1", "2", "4"}) {
+      for (const char* n : {"1", "2", "4"}) {
         // 0.01 and 0.5: guesses short of the pick, so runs given up at them run again.
         for (double provisional : {0.01, 0.5, 1.5, 100.0}) {
           SCOPED_TRACE(fmt::format("{} x{} count {} {} threads {} provisional {}", c.config,
-                                   c.nodes, c.count, to_string(model), threads, provisional));
-          ::setenv("COLLSIM_THREADS", threads, 1);
+                                   c.nodes, c.count, to_string(model), n, provisional));
+          const ThreadCount threads(n);
           const auto [beside, alt_beside] = pr.choose_checked(c.count, provisional);
-          if (set != nullptr) {
-            ::setenv("COLLSIM_THREADS", before.c_str(), 1);
-          } else {
-            ::unsetenv("COLLSIM_THREADS");
-          }
           EXPECT_EQ(to_string(beside.candidate), to_string(after.candidate));
           EXPECT_EQ(beside.how, "nccl");
           EXPECT_EQ(beside.eval.time.ps(), after.eval.time.ps());
           EXPECT_EQ(beside.eval.detail, after.eval.detail);
-          ASSERT_EQ(alt_beside.has_value(), alt_after.has_value());
-          if (!alt_beside) continue;
-          EXPECT_EQ(to_string(alt_beside->candidate), to_string(alt_after->candidate));
-          EXPECT_EQ(alt_beside->eval.time.ps(), alt_after->eval.time.ps());
-          EXPECT_EQ(alt_beside->note, alt_after->note);
+          expect_same_alternative(alt_beside, alt_after);
         }
       }
     }
