@@ -131,6 +131,10 @@ class Backend {
     std::string description;
   };
   virtual Placement placement(int rank) const;
+  // Lines for the header of a measured table, after the "# Rank" lines ("# " added): what a
+  // reader must know of the run, as "NCCL version 2.28.9" (which calibrate and validate read
+  // to model that NCCL's choices). Default: none.
+  virtual std::vector<std::string> header_comments() const { return {}; }
   virtual ProcessGroup& processes() { return single_; }
   // The rank count this backend runs when none is asked for (MPI: the job's processes; CUDA and
   // NCCL: the GPUs); 0 when it has no preference.

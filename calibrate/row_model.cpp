@@ -115,8 +115,10 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         r.host.graph = f.run.graph.value_or(0) > 0;
       }
       std::optional<int> channels = row.channels;
+      // "nccl": NCCL's own count; "auto" says the same in collsim bench's nccl-native tables
+      // written before 2026-11-26 (docs/gpu.md holds one).
       if (const auto ch = row.labels.find("CHANNELS");
-          !channels && ch != row.labels.end() && ch->second != "nccl") {
+          !channels && ch != row.labels.end() && ch->second != "nccl" && ch->second != "auto") {
         int n = 0;
         const auto [end, ec] =
             std::from_chars(ch->second.data(), ch->second.data() + ch->second.size(), n);

@@ -112,8 +112,9 @@ NcclTestsTable bench_table(const BenchArgs& a, const std::vector<Row>& rows, Bac
   t.validation = a.check;
   t.ranks = ranks;
   t.devices = devices(backend, ranks, processes);
+  t.comments = backend.header_comments();
   t.label = a.backend == "nccl-native"
-                ? fmt::format("GPUS={} BACKEND={} CHANNELS=auto", ranks, a.backend)
+                ? fmt::format("GPUS={} BACKEND={} CHANNELS=nccl", ranks, a.backend)
                 : fmt::format("ALGO={} PROTO={} GPUS={} CHANNELS={} BACKEND={}", a.algo, a.proto,
                               ranks, a.channels, a.backend);
   t.repeat_in_place = false;

@@ -4,6 +4,7 @@
 
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/device_ranks.hpp"
+#include "backends/nccl/nccl_check.hpp"
 #include "backends/nccl/nccl_comms.hpp"
 #include "topology/error.hpp"
 
@@ -25,6 +26,13 @@ NcclBackend::NcclBackend(Mode mode) : mode_(mode) {
 NcclBackend::~NcclBackend() = default;
 
 ProcessGroup& NcclBackend::processes() { return *world_; }
+
+std::vector<std::string> NcclBackend::header_comments() const {
+  int code = 0;
+  nccl_check(ncclGetVersion(&code), "ncclGetVersion");
+  // NCCL_VERSION_CODE since 2.9: 10000 x major + 100 x minor + patch.
+  return {fmt::format("NCCL version {}.{}.{}", code / 10000, code / 100 % 100, code % 100)};
+}
 
 int NcclBackend::preferred_ranks() const { return comms_->rank_count(); }
 

@@ -43,6 +43,8 @@ class NcclBackend final : public Backend {
   std::vector<int> local_ranks(const Schedule& s) const override;
   Placement placement(int rank) const override;
   ProcessGroup& processes() override;
+  // "NCCL version X.Y.Z": the library's, as ncclGetVersion gives it (not the header's).
+  std::vector<std::string> header_comments() const override;
   int preferred_ranks() const override;
 
  private:

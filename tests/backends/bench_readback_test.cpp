@@ -3,12 +3,16 @@
 // (tests/backends/CMakeLists.txt) parse, pass the reader's checks (algbw = size / time, busbw =
 // algbw x the nccl-tests factor, to the printed digits) and carry the rank count, algorithm and
 // protocol of the run. Without MPI the MPI cases are reported as skipped.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "calibrate/nccl_tests_reader.hpp"
+#include "calibrate/row_model.hpp"
+#include "topology/loader.hpp"
 
 namespace collsim {
 namespace {
@@ -46,20 +50,28 @@ TEST(BenchReadback, CpuTable) {
   EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
 }
 
-// nccl-native's label names no algorithm (NCCL picks): its rows carry none, and still parse.
+// nccl-native's label names no algorithm (NCCL picks): its rows carry none, parse, and are
+// predicted with NCCL's pick and channels, as it writes them now (CHANNELS=nccl) and as it wrote
+// them before (CHANNELS=auto, which validate once refused row by row).
 TEST(BenchReadback, NativeLabelCarriesNoAlgorithm) {
   std::ifstream f(output("bench_cpu_allreduce.txt"));
   std::stringstream text;
   text << f.rdbuf();
-  std::string s = text.str();
-  const std::size_t at = s.find("### ");
-  ASSERT_NE(at, std::string::npos);
-  s.replace(at, s.find('\n', at) - at, "### GPUS=4 BACKEND=nccl-native CHANNELS=auto");
-  const MeasurementFile m = parse_measurements(s, "native.txt");
-  ASSERT_EQ(m.rows.size(), 6u);
-  EXPECT_EQ(m.rows[0].ranks, 4);
-  EXPECT_FALSE(m.rows[0].algo_override.has_value());
-  EXPECT_EQ(m.rows[0].labels.at("BACKEND"), "nccl-native");
+  const Topology topo = load_topology("dgx-h100");
+  for (const char* channels : {"nccl", "auto"}) {
+    std::string s = text.str();
+    const std::size_t at = s.find("### ");
+    ASSERT_NE(at, std::string::npos);
+    s.replace(at, s.find('\n', at) - at,
+              fmt::format("### GPUS=4 BACKEND=nccl-native CHANNELS={}", channels));
+    const MeasurementFile m = parse_measurements(s, "native.txt");
+    ASSERT_EQ(m.rows.size(), 6u);
+    EXPECT_EQ(m.rows[0].ranks, 4);
+    EXPECT_FALSE(m.rows[0].algo_override.has_value());
+    EXPECT_EQ(m.rows[0].labels.at("BACKEND"), "nccl-native");
+    const FilePlan plan = plan_measurements(topo, m);
+    EXPECT_EQ(plan.cases.size(), 6u) << channels << ": " << fmt::format("{}", plan.skipped);
+  }
 }
 
 TEST(BenchReadback, MpiTable) {
