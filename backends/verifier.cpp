@@ -184,6 +184,7 @@ WrongCount count_wrong(const Schedule& s, std::uint64_t seed, int rank,
     return w;
   }
   auto mismatch = [&](std::uint64_t j, double got, double want, double tol) {
+    if (w.wrong == 0) w.first = j;
     if (w.wrong++ < 5) {
       w.detail += fmt::format("{}rank {} output[{}]: got {}, expected {} (tolerance {})",
                               w.detail.empty() ? "" : "; ", rank, j, got, want, tol);

@@ -42,7 +42,8 @@ void fill_input(const Schedule& s, std::uint64_t seed, int rank, std::vector<std
 // multi-process run checks its own ranks; memory O(block), time O(ranks x output) for reductions.
 struct WrongCount {
   std::uint64_t wrong = 0;
-  std::string detail;  // the first mismatches, when wrong > 0
+  std::uint64_t first = 0;  // the first mismatch's element index, when wrong > 0
+  std::string detail;       // the first mismatches, when wrong > 0
 };
 WrongCount count_wrong(const Schedule& s, std::uint64_t seed, int rank,
                        const std::vector<std::byte>& output);

@@ -42,9 +42,13 @@ constexpr BackendNeeds kThisBinary = BackendNeeds::COLLSIM_CONTRACT_NEEDS;
 
 // The registry's backends this binary runs: those built that need this binary's machine; the
 // binary for plain machines also takes every backend not built, to show it skipped.
+// The backends that run a schedule's ops and are this binary's to check. Two run none: dry-run
+// walks the schedule without data, and nccl-native runs NCCL's own collective for the request
+// (nccl_backend_test.cpp's NcclNative tests check its results).
 std::vector<std::string> backends_here() {
   std::vector<std::string> v;
   for (const std::string& name : backend_names()) {
+    if (name == "dry-run" || name == "nccl-native") continue;
     if (backend_built(name) ? backend_needs(name) == kThisBinary
                             : kThisBinary == BackendNeeds::kNothing) {
       v.push_back(name);
@@ -79,12 +83,6 @@ struct Opened {
 };
 
 Opened open_backend(const std::string& name) {
-  if (name == "dry-run") return {nullptr, "it walks the schedule without data: nothing to check"};
-  if (name == "nccl-native") {
-    return {nullptr,
-            "it runs NCCL's own collective, not the schedule's ops (nccl_backend_test.cpp's "
-            "NcclNative tests check its results)"};
-  }
   if (backend_built(name) && backend_needs(name) == BackendNeeds::kMpiLauncher &&
       !launched_by_mpi()) {
     return {nullptr, "needs an MPI launcher: mpirun -np 4 mpi_backend_test"};

@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nccl.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "algorithms/generators/registry.hpp"
@@ -43,12 +45,39 @@ Request request(Collective c, int ranks, DataType t, ReduceOp op, const std::str
   return r;
 }
 
-std::uint64_t wrong_after_run(Backend& b, const Schedule& s) {
+// The wrong elements of every rank's output after one run: how many, and of the first rank with
+// any, the first one's index and what the verifier says of them.
+struct Wrong {
+  std::uint64_t count = 0;
+  std::uint64_t first = 0;
+  std::uint64_t elements = 0;  // that rank's output elements
+  std::string detail;
+};
+
+Wrong wrong_after_run(Backend& b, const Schedule& s) {
   HostBuffers buf = make_inputs(s, 5);
   b.run(s, buf);
-  std::uint64_t wrong = 0;
-  for (int r = 0; r < s.rank_count(); ++r) wrong += count_wrong(s, 5, r, buf.output[r]).wrong;
-  return wrong;
+  Wrong w;
+  for (int r = 0; r < s.rank_count(); ++r) {
+    const WrongCount c = count_wrong(s, 5, r, buf.output[r]);
+    if (c.wrong > 0 && w.count == 0) {
+      w.first = c.first;
+      w.elements = s.buffer_bytes(r, BufferKind::kOutput) / element_size(s.info().dtype);
+      w.detail = c.detail;
+    }
+    w.count += c.wrong;
+  }
+  return w;
+}
+
+// NCCL before 2.29.7 leaves the tail of a one-rank avg unwritten (NVIDIA/nccl#1950, fixed in
+// v2.29.7-1; PyTorch's wheels shipped it): its one-rank kernel gives each of at most 32 blocks
+// floor(count / blocks) elements rounded up to a 16-byte pack, which can stop up to 31 elements
+// short of the end. Seen here on an H100 on 2026-11-26 (docs/gpu.md).
+bool drops_one_rank_avg_tail(int ranks, ReduceOp op) {
+  int version = 0;
+  ncclGetVersion(&version);
+  return ranks == 1 && op == ReduceOp::kAvg && version < 22907;
 }
 
 TEST(NcclNative, EveryCollectiveDataTypeAndReduceOp) {
@@ -57,16 +86,42 @@ TEST(NcclNative, EveryCollectiveDataTypeAndReduceOp) {
   if (!nccl) GTEST_SKIP() << "needs a GPU: " << why;
   const int ranks = nccl->preferred_ranks();
   for (Collective c : all_collectives()) {
+    // The algorithm only shapes the buffers here (NCCL runs its own); any that implements c.
+    const auto algo = std::find_if(algorithms().begin(), algorithms().end(), [&](const auto& a) {
+      return std::find(a.collectives.begin(), a.collectives.end(), c) != a.collectives.end();
+    });
+    ASSERT_NE(algo, algorithms().end()) << to_string(c);
     for (DataType t : all_data_types()) {
       for (ReduceOp op : all_reduce_ops()) {
         if (!is_reduction(c) && op != ReduceOp::kSum) continue;
         // NCCL's avg is for floating types and integers alike; prod on bf16 too (2.10+).
-        const Schedule s = plan(request(c, ranks, t, op, "ring"));
-        EXPECT_EQ(wrong_after_run(*nccl, s), 0u)
-            << to_string(c) << " " << to_string(t) << " " << to_string(op);
+        const Schedule s = plan(request(c, ranks, t, op, algo->name));
+        const Wrong w = wrong_after_run(*nccl, s);
+        const std::string what = fmt::format("{} {} {}: {} wrong, {}", to_string(c), to_string(t),
+                                             to_string(op), w.count, w.detail);
+        if (drops_one_rank_avg_tail(ranks, op)) {
+          // Right everywhere but the last 31 elements NCCL's bug may leave as they were.
+          EXPECT_TRUE(w.count == 0 || w.first + 31 >= w.elements) << what;
+        } else {
+          EXPECT_EQ(w.count, 0u) << what;
+        }
       }
     }
   }
+}
+
+// A measured table names the NCCL that ran (the library's version, which validate reads to model
+// that NCCL's choices), in the words calibrate's reader looks for.
+TEST(NcclNative, HeaderNamesTheLibrarysVersion) {
+  std::string why;
+  const auto nccl = open_nccl(NcclBackend::Mode::kNative, &why);
+  if (!nccl) GTEST_SKIP() << "needs a GPU: " << why;
+  int code = 0;
+  ASSERT_EQ(ncclGetVersion(&code), ncclSuccess);
+  const std::vector<std::string> lines = nccl->header_comments();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            fmt::format("NCCL version {}.{}.{}", code / 10000, code / 100 % 100, code % 100));
 }
 
 TEST(NcclSchedule, MultiRankRingAndTreeNeedTwoGpus) {
