@@ -19,9 +19,26 @@ namespace collsim {
 
 namespace {
 
+// The line without terminal escapes: nvidia-smi underlines the header row (ESC [4m ... ESC [0m)
+// even when its output goes to a file, as seen on an H100 machine on 2026-11-26.
+std::string without_escapes(const std::string& line) {
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      // A CSI sequence: parameters and intermediates up to one final byte in @ .. ~.
+      i += 2;
+      while (i < line.size() && (line[i] < '@' || line[i] > '~')) ++i;
+      continue;
+    }
+    out += line[i];
+  }
+  return out;
+}
+
 // Cells are separated by tabs, or (as pasted in issues) by runs of two or more spaces; "CPU
 // Affinity" keeps its single space.
-std::vector<std::string> cells(const std::string& line) {
+std::vector<std::string> cells(const std::string& raw) {
+  const std::string line = without_escapes(raw);
   std::vector<std::string> out;
   std::string cur;
   auto flush = [&] {

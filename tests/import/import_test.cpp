@@ -118,6 +118,29 @@ TEST(NvidiaSmiTopo, ReadsTheH100Host) {
   EXPECT_EQ(n.nic_Gbps, 400.0);
 }
 
+// Saved by scripts/gpu-check.sh on a one-GPU H100 virtual machine (tests/data/import/README.md):
+// nvidia-smi underlines its header row with terminal escapes, in a file too.
+TEST(NvidiaSmiTopo, ReadsTheUnderlinedHeaderOfAOneGpuMachine) {
+  const std::string text = data("h100x1-vm-nvidia-smi-topo.txt");
+  ASSERT_NE(text.find("\x1b[4mGPU0"), std::string::npos);
+  const ImportedNode n = read_nvidia_smi_topo(text, "x", options("", "H100-SXM"));
+  EXPECT_EQ(n.gpus, 1);
+  EXPECT_EQ(n.cpus, 1);
+  EXPECT_EQ(n.nics, 0);
+  EXPECT_EQ(n.nvlink_links, 0);
+}
+
+TEST(NcclTopologyXml, ReadsAOneGpuVirtualMachinesDump) {
+  const ImportedNode n = read_nccl_topology_xml(data("h100x1-vm-nccl-topo.xml"), "x", {});
+  EXPECT_EQ(n.gpu_model, "H100-SXM");  // PCI device 0x2330
+  EXPECT_EQ(n.gpus, 1);
+  EXPECT_EQ(n.cpus, 1);
+  EXPECT_EQ(n.pcie_GBps, 63.0);  // 32 GT/s; link_width 0 read as x16
+  EXPECT_EQ(n.nics, 1);          // the VM's eth0
+  EXPECT_EQ(n.nic_kind, "ethernet");
+  EXPECT_EQ(n.nic_Gbps, 10.0);
+}
+
 TEST(NvidiaSmiTopo, SpacesAsPastedInIssuesReadLikeTabs) {
   const std::string text =
       "        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity\n"
