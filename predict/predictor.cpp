@@ -88,7 +88,9 @@ std::vector<Candidate> Predictor::to_try(std::uint64_t count, Choice* partial) c
     const Selection s = select_nccl(*nccl_, s_.request.collective, size_of(count), s_.allowed);
     partial->how = "nccl";
     partial->nccl_pick = s.nccl_pick;
-    partial->note = s.note;
+    partial->note = s_.request.comm.size() == 1
+                        ? "one rank: NCCL runs no algorithm, it copies the buffer"
+                        : s.note;
     partial->candidate = s.chosen;
     return {s.chosen};
   }
@@ -189,7 +191,7 @@ std::optional<Prediction> Predictor::evaluate_below(const Candidate& c, std::uin
 
 std::optional<Choice> Predictor::faster_alternative(std::uint64_t count,
                                                     const Choice& chosen) const {
-  if (chosen.how != "nccl" || candidates_.size() < 2) return std::nullopt;
+  if (chosen.how != "nccl" || !has_alternatives()) return std::nullopt;
   // NCCL's pick is timed already: only the others are simulated, each giving up once it passes
   // the fastest time known, NCCL's pick's or an alternative's already finished. The winner
   // itself never passes it, so the answer does not depend on the order or on the threads.
@@ -205,7 +207,7 @@ std::pair<Choice, std::optional<Choice>> Predictor::choose_checked(std::uint64_t
                                                                    double provisional) const {
   Choice partial;
   const std::vector<Candidate> tried = to_try(count, &partial);
-  if (partial.how != "nccl" || candidates_.size() < 2) return {choose(count), std::nullopt};
+  if (partial.how != "nccl" || !has_alternatives()) return {choose(count), std::nullopt};
   // The pick's closed form, times `provisional`: what the alternatives give up at until the pick
   // has its simulated time. Without one, the pick runs first, as choose() does.
   std::optional<Time> guess;

@@ -127,6 +127,9 @@ class Predictor {
   std::uint64_t size_of(std::uint64_t count) const;
 
  private:
+  // Whether another candidate could be faster than NCCL's pick: not with one, nor on one rank,
+  // where every algorithm is the same copy (NCCL runs none).
+  bool has_alternatives() const { return candidates_.size() > 1 && s_.request.comm.size() > 1; }
   // What choose() must time at `count`, and the Choice it makes from those times.
   std::vector<Candidate> to_try(std::uint64_t count, Choice* partial) const;
   Choice pick(std::uint64_t count, Choice partial, const std::vector<Candidate>& tried,

@@ -122,11 +122,15 @@ CostParams default_cost_params(int sm) {
   c.host_staging = 7.5 / 12.0;
 
   // γ: an element-wise reduction reads two operands and writes one, so it streams at about a
-  // third of HBM bandwidth; a copy at half. HBM: A100-80GB 2.04 TB/s, H100 SXM 3.35 TB/s,
-  // B200 8 TB/s (NVIDIA datasheets).
+  // third of the HBM bandwidth a kernel achieves; a copy at half. HBM: A100-80GB 2.04 TB/s,
+  // H100 SXM 3.35 TB/s, B200 8 TB/s (NVIDIA datasheets). Achieved: 0.905 of that, measured on
+  // an H100 SXM 80GB on 2026-11-26 (docs/gpu.md): NCCL's one-rank AllReduce, a device-to-device
+  // copy, moved 1.49-1.52 TB/s (its time's slope from 256 MiB to 1 GiB) where half of 3.35 is
+  // 1.675.
   constexpr double kHbmTBps[] = {2.04, 3.35, 8.0};
-  c.reduce_bandwidth = GBps(kHbmTBps[a] * 1e3 / 3.0);
-  c.copy_bandwidth = GBps(kHbmTBps[a] * 1e3 / 2.0);
+  constexpr double kHbmAchieved = 0.905;
+  c.reduce_bandwidth = GBps(kHbmTBps[a] * kHbmAchieved * 1e3 / 3.0);
+  c.copy_bandwidth = GBps(kHbmTBps[a] * kHbmAchieved * 1e3 / 2.0);
 
   // NVLS: what the NVSwitch delivers per GPU port when it reduces (its ALU and multicast, not
   // the links, bound NVLS: docs/theory.md §1.8). Measured 8-GPU NVLS AllReduce peaks: H100 /

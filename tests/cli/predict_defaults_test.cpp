@@ -54,5 +54,21 @@ TEST(PredictDefaults, WhereNcclCannotChooseTheFastestIsLabelled) {
             "collsim's own; --select best gives the fastest of them\n");
 }
 
+// One rank: NCCL runs no algorithm but copies the buffer, so there is no channel to spread over
+// and no alternative to name; the copy moves at the GPU's achieved memory rate. On the H100 the
+// rate was measured on (docs/gpu.md: 1 GiB in 716.6 us), 1 GiB takes 715 us here, not the 327 us
+// two channels of copies took before.
+TEST(PredictDefaults, OneRankIsOneCopyAtTheGpusMemoryRate) {
+  const CommandResult r = run_collsim("predict " + std::string(COLLSIM_SOURCE_DIR) +
+                                      "/docs/gpu/h100x1-vm.yaml --op allreduce --bytes 1G");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(", 1 channels\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note        one rank: NCCL runs no algorithm, it copies the buffer\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("faster"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time        714.9"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace collsim::test
