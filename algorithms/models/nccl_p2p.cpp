@@ -80,7 +80,7 @@ int nccl_p2p_launched_channels(Collective c, const NcclP2p& p2p, const Communica
 int nccl_request_channels(const Request& r, const NcclP2p& p2p, std::uint64_t bytes,
                           int comm_channels, int floor) {
   // One rank runs no algorithm and no channel: NCCL copies the buffer (enqueue.cc, nRanks == 1:
-  // ncclLaunchOneRank, a cudaMemcpyAsync but for avg's one-block-per-32 kernel), one copy
+  // ncclLaunchOneRank, a cudaMemcpyAsync, or for avg a kernel of at most 32 blocks), one copy
   // through the GPU's memory (docs/gpu.md: 1.50 TB/s on an H100).
   if (r.comm.size() == 1) return 1;
   if (on_nccl_p2p_kernel(r)) {
