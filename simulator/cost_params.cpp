@@ -33,6 +33,21 @@ std::string_view to_string(RouteClass c) {
   return "?";
 }
 
+namespace {
+
+// An element-wise reduction reads two operands and writes one, so it streams at about a third
+// of the memory bandwidth a kernel achieves; a copy at half. Achieved: 0.905 of the datasheet's
+// peak, measured on an H100 SXM 80GB on 2026-11-26 (docs/gpu.md): NCCL's one-rank AllReduce, a
+// device-to-device copy, moved 1.49-1.52 TB/s (its time's slope from 256 MiB to 1 GiB) where
+// half of 3.35 is 1.675.
+void set_memory_rates(CostParams& c, Bandwidth peak) {
+  constexpr double kAchieved = 0.905;
+  c.reduce_bandwidth = Bandwidth::bytes_per_second(peak.bytes_per_second() * kAchieved / 3.0);
+  c.copy_bandwidth = Bandwidth::bytes_per_second(peak.bytes_per_second() * kAchieved / 2.0);
+}
+
+}  // namespace
+
 CostParams default_cost_params(int sm) {
   const ArchRow a = arch_row(sm);
   CostParams c;
@@ -121,16 +136,10 @@ CostParams default_cost_params(int sm) {
   // 12.
   c.host_staging = 7.5 / 12.0;
 
-  // γ: an element-wise reduction reads two operands and writes one, so it streams at about a
-  // third of the HBM bandwidth a kernel achieves; a copy at half. HBM: A100-80GB 2.04 TB/s,
-  // H100 SXM 3.35 TB/s, B200 8 TB/s (NVIDIA datasheets). Achieved: 0.905 of that, measured on
-  // an H100 SXM 80GB on 2026-11-26 (docs/gpu.md): NCCL's one-rank AllReduce, a device-to-device
-  // copy, moved 1.49-1.52 TB/s (its time's slope from 256 MiB to 1 GiB) where half of 3.35 is
-  // 1.675.
+  // γ: the architecture's usual memory (A100-80GB 2.04 TB/s, H100 SXM 3.35 TB/s, B200 8 TB/s,
+  // [S48]); default_cost_params(topo) takes the cluster's GPU model's own.
   constexpr double kHbmTBps[] = {2.04, 3.35, 8.0};
-  constexpr double kHbmAchieved = 0.905;
-  c.reduce_bandwidth = GBps(kHbmTBps[a] * kHbmAchieved * 1e3 / 3.0);
-  c.copy_bandwidth = GBps(kHbmTBps[a] * kHbmAchieved * 1e3 / 2.0);
+  set_memory_rates(c, GBps(kHbmTBps[a] * 1e3));
 
   // NVLS: what the NVSwitch delivers per GPU port when it reduces (its ALU and multicast, not
   // the links, bound NVLS: docs/theory.md §1.8). Measured 8-GPU NVLS AllReduce peaks: H100 /
@@ -250,7 +259,11 @@ ChannelKernel channel_kernel(const ScheduleInfo& info) {
 }
 
 CostParams default_cost_params(const Topology& topo) {
-  return default_cost_params(topo.gpu_model().sm);
+  CostParams c = default_cost_params(topo.gpu_model().sm);
+  if (topo.gpu_model().memory_bandwidth.bytes_per_second() > 0) {
+    set_memory_rates(c, topo.gpu_model().memory_bandwidth);
+  }
+  return c;
 }
 
 CostParams cost_params(const Topology& topo) {

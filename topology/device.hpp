@@ -48,6 +48,7 @@ struct GpuModel {
   int nvlinks = 0;             // NVLink ports per GPU (0: none)
   Bandwidth nvlink_bandwidth;  // per port, per direction
   Bandwidth pcie_bandwidth;    // host interface x16, per direction
+  Bandwidth memory_bandwidth;  // device memory, the datasheet's peak; 0: the architecture's
 };
 
 struct Device {

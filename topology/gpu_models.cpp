@@ -11,22 +11,33 @@ constexpr double kPcieGen3 = 15.75, kPcieGen4 = 31.5, kPcieGen5 = 63.0;
 // NVLink per port, per direction (docs/theory.md §3.1): NVLink2/3/4 run 25 GB/s per link per
 // direction, NVLink5 50 GB/s. Port counts: V100 6, A100 12, H100/H200 18, B200/GB200 18 ([S25],
 // [S25b], [S25c], [S26]).
+// Device memory, the datasheet's peak ([S48]): the copies and reductions a GPU runs stream at a
+// measured fraction of it (simulator/cost_params.cpp).
 const std::vector<GpuModel>& catalogue() {
   static const std::vector<GpuModel> kModels = {
-      {"V100-SXM2", 70, 6, GBps(25), GBps(kPcieGen3)},   // NVLink2, 300 GB/s bidir [S26]
-      {"V100-PCIe", 70, 0, GBps(25), GBps(kPcieGen3)},
-      {"RTX2080Ti", 75, 0, GBps(25), GBps(kPcieGen3)},   // PCIe Gen3 x16 card (TU102)
-      {"A100-SXM", 80, 12, GBps(25), GBps(kPcieGen4)},   // NVLink3, 600 GB/s bidir [S25]
-      {"A100-PCIe", 80, 0, GBps(25), GBps(kPcieGen4)},   // no NVLink unless bridged
-      {"H100-SXM", 90, 18, GBps(25), GBps(kPcieGen5)},   // NVLink4, 900 GB/s bidir [S25b]
-      {"H100-PCIe", 90, 0, GBps(25), GBps(kPcieGen5)},
-      {"H200", 90, 18, GBps(25), GBps(kPcieGen5)},       // same NVLink4 as H100 [S9]
-      {"B200", 100, 18, GBps(50), GBps(kPcieGen5)},      // NVLink5, 1.8 TB/s bidir [S25c]
-      {"GB200", 100, 18, GBps(50), GBps(kPcieGen5)},     // NVLink5; Grace over C2C [S21c]
+      // NVLink2, 300 GB/s bidir [S26]; HBM2 900 GB/s
+      {"V100-SXM2", 70, 6, GBps(25), GBps(kPcieGen3), GBps(900)},
+      {"V100-PCIe", 70, 0, GBps(25), GBps(kPcieGen3), GBps(900)},
+      // PCIe Gen3 x16 card (TU102); GDDR6 616 GB/s
+      {"RTX2080Ti", 75, 0, GBps(25), GBps(kPcieGen3), GBps(616)},
+      // NVLink3, 600 GB/s bidir [S25]; 80 GB HBM2e 2,039 GB/s
+      {"A100-SXM", 80, 12, GBps(25), GBps(kPcieGen4), GBps(2039)},
+      // no NVLink unless bridged; 80 GB HBM2e 1,935 GB/s
+      {"A100-PCIe", 80, 0, GBps(25), GBps(kPcieGen4), GBps(1935)},
+      // NVLink4, 900 GB/s bidir [S25b]; HBM3 3.35 TB/s
+      {"H100-SXM", 90, 18, GBps(25), GBps(kPcieGen5), GBps(3350)},
+      {"H100-PCIe", 90, 0, GBps(25), GBps(kPcieGen5), GBps(2000)},  // HBM2e 2 TB/s
+      // the same NVLink4 as H100 [S44]; HBM3e 4.8 TB/s
+      {"H200", 90, 18, GBps(25), GBps(kPcieGen5), GBps(4800)},
+      // NVLink5, 1.8 TB/s bidir [S25c]; HBM3e 8 TB/s
+      {"B200", 100, 18, GBps(50), GBps(kPcieGen5), GBps(8000)},
+      // NVLink5; Grace over C2C [S21c]; HBM3e 8 TB/s per GPU
+      {"GB200", 100, 18, GBps(50), GBps(kPcieGen5), GBps(8000)},
       // Not a GPU: a rank that is a host process (`collsim bench --backend mpi|cpu`). It has no
       // NVLink; its "PCIe" link stands for the memory path between processes, whose speed a
-      // config gives or `collsim calibrate` fits (docs/loop.md). Architecture row: the oldest.
-      {"host-process", 0, 0, GBps(25), GBps(10)},
+      // config gives or `collsim calibrate` fits (docs/loop.md). Architecture row: the oldest;
+      // its memory rate, the architecture's.
+      {"host-process", 0, 0, GBps(25), GBps(10), GBps(0)},
   };
   return kModels;
 }

@@ -139,6 +139,8 @@ TEST(NcclTopologyXml, ReadsAOneGpuVirtualMachinesDump) {
   EXPECT_EQ(n.nics, 1);          // the VM's eth0
   EXPECT_EQ(n.nic_kind, "ethernet");
   EXPECT_EQ(n.nic_Gbps, 10.0);
+  // The H200 machine of the same day: PCI device 0x2335.
+  EXPECT_EQ(read_nccl_topology_xml(data("h200x1-vm-nccl-topo.xml"), "x", {}).gpu_model, "H200");
 }
 
 TEST(NvidiaSmiTopo, SpacesAsPastedInIssuesReadLikeTabs) {
