@@ -167,10 +167,9 @@ void read_nvlink(const Matrix& m, const std::vector<int>& gpus, std::string_view
   if (counts.empty()) {
     n.gpu_model = o.gpu_model;
     if (n.gpu_model.empty()) {
-      throw ImportError(
-          fmt::format("{}: no NVLink between the GPUs, so their model cannot be "
-                      "told: name it with --gpu (e.g. --gpu H100-PCIe)",
-                      file));
+      throw ImportError(fmt::format(
+          "{}: {}, so the model cannot be told: name it with --gpu (e.g. --gpu H100-PCIe)", file,
+          gpus.size() == 1 ? "one GPU and no NVLink" : "no NVLink between the GPUs"));
     }
     return;
   }

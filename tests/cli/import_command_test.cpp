@@ -126,8 +126,15 @@ TEST(ImportCommand, SaysWhatIsMissing) {
   r = run_collsim("import " + rtx);
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "collsim: " + rtx +
-                       ": no NVLink between the GPUs, so their model cannot be told: name it with "
+                       ": no NVLink between the GPUs, so the model cannot be told: name it with "
                        "--gpu (e.g. --gpu H100-PCIe)\n");
+  // One GPU (the H100 machine of docs/gpu.md) says so.
+  const std::string one = kData + "h100x1-vm-nvidia-smi-topo.txt";
+  r = run_collsim("import " + one);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "collsim: " + one +
+                       ": one GPU and no NVLink, so the model cannot be told: name it with --gpu "
+                       "(e.g. --gpu H100-PCIe)\n");
   r = run_collsim("import " + std::string(COLLSIM_SOURCE_DIR) + "/configs/dgx-h100.yaml");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("neither NCCL's topology dump"), std::string::npos) << r.err;
