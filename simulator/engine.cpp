@@ -22,11 +22,7 @@ Result Engine<Net>::run() {
     if (std::optional<Result> r = run_lattice()) return *std::move(r);
   }
   if constexpr (!Net::kKnowsFinish) {
-    Time bound = give_up_after_;
-    if (give_up_live_ != nullptr) {
-      bound = std::min(bound, Time::from_ps(give_up_live_->load(std::memory_order_relaxed)));
-    }
-    if (bound < Time::max()) {
+    if (const Time bound = give_up_now(give_up_after_, give_up_live_); bound < Time::max()) {
       const Time floor = bytes_floor(bound);
       if (floor > bound) {
         now_ = floor;

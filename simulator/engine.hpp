@@ -201,10 +201,7 @@ class Engine {
   Time give_up_after_ = Time::max();  // SimOptions::give_up_after
   const std::atomic<std::int64_t>* give_up_live_ = nullptr;  // SimOptions::give_up_live
   // Past either bound: the run cannot beat what it is compared with.
-  bool past_bound(Time t) const {
-    return t > give_up_after_ ||
-           (give_up_live_ != nullptr && t.ps() > give_up_live_->load(std::memory_order_relaxed));
-  }
+  bool past_bound(Time t) const { return t > give_up_now(give_up_after_, give_up_live_); }
   std::uint64_t events_ = 0;
   std::uint64_t pieces_ = 0;
   std::uint64_t ops_ = 0;

@@ -85,12 +85,15 @@ struct SimOptions {
   const std::atomic<std::int64_t>* give_up_live = nullptr;
 };
 
+// The lower of a fixed give-up bound and a live one (null: none) as they stand now.
+inline Time give_up_now(Time after, const std::atomic<std::int64_t>* live) {
+  return live == nullptr ? after
+                         : std::min(after, Time::from_ps(live->load(std::memory_order_relaxed)));
+}
+
 // The lower of `o`'s two give-up bounds as they stand now; nullopt when neither bounds the run.
 inline std::optional<Time> give_up_bound(const SimOptions& o) {
-  Time t = o.give_up_after.value_or(Time::max());
-  if (o.give_up_live != nullptr) {
-    t = std::min(t, Time::from_ps(o.give_up_live->load(std::memory_order_relaxed)));
-  }
+  const Time t = give_up_now(o.give_up_after.value_or(Time::max()), o.give_up_live);
   return t < Time::max() ? std::optional<Time>(t) : std::nullopt;
 }
 

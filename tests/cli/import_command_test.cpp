@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/cli/run_collsim.hpp"
@@ -122,19 +124,18 @@ TEST(ImportCommand, SaysWhatIsMissing) {
   EXPECT_EQ(r.err, "collsim: " + kSmi +
                        ": `nvidia-smi topo -m` gives no NIC speeds: pass --nic-bandwidth (e.g. "
                        "400Gbps) for NIC0, NIC1, NIC2, NIC3, NIC4, NIC5, NIC6, NIC7\n");
-  const std::string rtx = kData + "rtx4090x8-nvidia-smi-topo.txt";
-  r = run_collsim("import " + rtx);
-  EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "collsim: " + rtx +
-                       ": no NVLink between the GPUs, so the model cannot be told: name it with "
-                       "--gpu (e.g. --gpu H100-PCIe)\n");
-  // One GPU (the H100 machine of docs/gpu.md) says so.
-  const std::string one = kData + "h100x1-vm-nvidia-smi-topo.txt";
-  r = run_collsim("import " + one);
-  EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "collsim: " + one +
-                       ": one GPU and no NVLink, so the model cannot be told: name it with --gpu "
-                       "(e.g. --gpu H100-PCIe)\n");
+  // No NVLink to tell the GPU model by: between 8 GPUs, or on one (the H100 machine of
+  // docs/gpu.md).
+  for (const auto& [file, why] :
+       {std::pair<std::string, std::string>{"rtx4090x8-nvidia-smi-topo.txt",
+                                            "no NVLink between the GPUs"},
+        {"h100x1-vm-nvidia-smi-topo.txt", "one GPU and no NVLink"}}) {
+    r = run_collsim("import " + kData + file);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "collsim: " + kData + file + ": " + why +
+                         ", so the model cannot be told: name it with --gpu (e.g. --gpu "
+                         "H100-PCIe)\n");
+  }
   r = run_collsim("import " + std::string(COLLSIM_SOURCE_DIR) + "/configs/dgx-h100.yaml");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("neither NCCL's topology dump"), std::string::npos) << r.err;
