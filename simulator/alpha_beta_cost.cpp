@@ -11,6 +11,7 @@ struct Hop {
   Time alpha;
   Bandwidth bw;
   Time excess;  // the protocol's share of alpha
+  bool staged_read = false;
 };
 
 Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, double cap, int from,
@@ -33,7 +34,8 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, d
   double wire = narrowest / std::max(1, channels);
   if (cap > 0) wire = std::min(wire, cap * (1.0 / pc.efficiency));
   const Time excess = pc.hop_latency[static_cast<int>(cls)];
-  return {topo.route_latency(r) + excess, Bandwidth::bytes_per_second(wire), excess};
+  return {topo.route_latency(r) + excess, Bandwidth::bytes_per_second(wire), excess,
+          receiver_reads_host(topo, r)};
 }
 
 }  // namespace
@@ -61,11 +63,13 @@ AlphaBetaCost alpha_beta_cost(const Topology& topo, const Communicator& comm,
   c.alpha = intra.alpha;
   c.hop_excess = intra.excess;
   c.bandwidth = intra.bw;
+  c.staged_read = intra.staged_read;
   if (comm.node_count() > 1) {
     const Hop inter = hop(topo, costs, pc, cap, comm.gpu(node0.back()),
                           comm.gpu(comm.ranks_of_node(1).front()), channels);
     c.alpha_inter = inter.alpha;
     c.bandwidth_inter = inter.bw;
+    c.staged_read = c.staged_read || inter.staged_read;
     c.uniform = node0.size() < 2 || (intra.alpha == inter.alpha &&
                                      intra.bw.bytes_per_second() == inter.bw.bytes_per_second());
     if (!hierarchical || node0.size() < 2) {

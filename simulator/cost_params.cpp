@@ -130,11 +130,15 @@ CostParams default_cost_params(int sm) {
   set(LinkKind::kEthernet, 193.7 / 200.0);
 
   // Host staging (link_capacity): data NCCL stages in host memory crosses the root port's links
-  // twice as a write into host memory and a read out of it by the other side, and moves at 6 to
-  // 9 GB/s where the same PCIe Gen3 path inside a switch gives 12 (NCCL's maintainer on SHM
-  // against the network inside a switch, nccl#406, docs/sources.md [S45]): the middle, 7.5 of
-  // 12.
-  c.host_staging = 7.5 / 12.0;
+  // twice, as the sender's write into host memory and the receiver's read out of it
+  // (src/transport/shm.cc: both GPUs' threads access the host buffer), and a receive that
+  // forwards nothing holds its channel while it reads (engine.cpp). Those are the model's
+  // structure, so the staged bytes themselves move at the PCIe link's own rate: 1. NCCL's
+  // maintainer reports 9 or 6 GB/s through SHM where a PCIe Gen3 path inside a switch gives 12
+  // (nccl#406, docs/sources.md [S45]), 0.75 and 0.5 of it; the structure gives 2/3 of the link
+  // for a 2-GPU ring AllReduce whose reads serialize with its sends, and 1/2 where two GPUs
+  // share one uplink.
+  c.host_staging = 1.0;
 
   // γ: the architecture's usual memory (A100-80GB 2.04 TB/s, H100 SXM 3.35 TB/s, B200 8 TB/s,
   // [S48]); default_cost_params(topo) takes the cluster's GPU model's own.
@@ -240,6 +244,18 @@ bool stages_in_host(const Topology& topo, LinkId l) {
     return true;
   };
   return pcie_host(link.src) || pcie_host(link.dst);
+}
+
+bool receiver_reads_host(const Topology& topo, const Route& r) {
+  bool reads = false;
+  for (LinkId l : r.links) {
+    if (is_network(topo.link(l).kind)) {
+      reads = false;
+    } else if (stages_in_host(topo, l)) {
+      reads = true;
+    }
+  }
+  return reads;
 }
 
 double link_capacity(const Topology& topo, LinkId l, const CostParams& costs) {

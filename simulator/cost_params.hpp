@@ -21,7 +21,12 @@
 //    netGdrLevel PATH_PXB, src/graph/paths.cc), so whatever crosses one is staged in host
 //    memory: NCCL's SHM transport between GPUs (the receiving GPU reads the sender's data out of
 //    host memory, shm.cc SHM_RECV_SIDE), the network proxy's bounce buffer with GPUDirect RDMA
-//    off.
+//    off. The receiving channel's threads do that read themselves: a receive that forwards
+//    nothing (a ring's last step, a tree's leaf) holds its channel for as long as the piece took
+//    to write in (RouteInfo::staged_read, receiver_reads_host()), where a receive that forwards
+//    overlaps the read with its own push. Steps of one channel run one after another, so a 2-GPU
+//    ring AllGather over SHM moves half the bytes per second a bare link would, and an AllReduce
+//    two thirds.
 //  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second; a channel
 //    of NCCL's point-to-point kernel (ScheduleInfo::p2p: sendrecv, alltoall, gather, scatter)
 //    at most p2p_channel_bandwidth too, and one of NVLSTree at most nvls_tree_channel_bandwidth
@@ -55,6 +60,7 @@
 namespace collsim {
 
 class Topology;
+struct Route;
 struct ScheduleInfo;
 
 // Which kernel a channel runs, where that sets its own per-channel cap.
@@ -105,6 +111,10 @@ struct CostParams {
 // NVLink or C2C, over which NCCL reaches a Grace's or a POWER9's NICs directly): everything NCCL
 // sends across it is staged in host memory.
 bool stages_in_host(const Topology& topo, LinkId l);
+// Whether the receiver of a transfer along `r` reads it out of host memory: a staging link on
+// the receiver's side of the route's last network hop, or anywhere on a route without one
+// (staging before the network is the sender's write, which its push already holds).
+bool receiver_reads_host(const Topology& topo, const Route& r);
 // What link `l` carries, wire bytes per second: its bandwidth x its kind's efficiency, x
 // host_staging where it stages in host memory. The simulator's capacities and the closed forms'
 // hop rates both come from here.

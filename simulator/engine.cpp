@@ -258,10 +258,10 @@ void Engine<Net>::complete_op(std::uint32_t sid, Time t) {
 }
 
 template <class Net>
-void Engine<Net>::consume(ConnState& c, std::uint64_t j) {
+void Engine<Net>::consume(ConnState& c, std::uint64_t j, Time done) {
   ++c.consumed;
   const RouteInfo& r = routes_[c.route];
-  const Time freed = now_ + r.latency;
+  const Time freed = done + r.latency;
   credit(c, j) = freed;  // slot of piece j serves piece j + slots
   if (c.sender_waiting && c.posted == j + slots_) {
     c.sender_waiting = false;
@@ -281,6 +281,7 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
   // An empty piece (a ring step over an empty segment) occupies no link: it only carries the
   // step's latency, whatever the network model, and needs no flow.
   const Time tx = wire == 0 ? Time() : transmit(cid, c.route, wire);
+  if (c.staged_read) read_time(c, q) = tx == kPending ? now_ : tx;  // max-min: its start
   if (trace_ != nullptr) {
     c.trace_piece = static_cast<std::uint32_t>(trace_->pieces.size());
     trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
@@ -304,6 +305,7 @@ void Engine<Net>::flow_done(std::uint32_t cid) {
   const std::uint64_t q = c.posted - 1;
   const Time sent = now_ + step_overhead(c.sender);  // the step's own overhead after the data
   arrival(c, q) = now_ + routes_[c.route].latency;
+  if (c.staged_read) read_time(c, q) = now_ - read_time(c, q);
   if (trace_ != nullptr) {
     trace_->pieces[c.trace_piece].end = now_;
     if (c.trace_open_op >= 0) {
@@ -373,9 +375,19 @@ void Engine<Net>::advance(std::uint32_t sid) {
       ready = std::max(ready, credit(*out, out->posted));
     }
     if (ready > now_) return wake(sid, ready);
-    if (in != nullptr) consume(*in, j);
-    if (out != nullptr) post(sid, static_cast<std::uint32_t>(s.out_conn), bytes);
     Time done = now_;
+    if (in != nullptr) {
+      if (in->staged_read && out == nullptr && bytes > 0) {
+        // NCCL's receive copies the piece out of host memory (the SHM buffer or the proxy's
+        // bounce buffer): its channel's threads read it across PCIe, at the rate it was written,
+        // and hold the channel and the slot until they have. A receive that also sends overlaps
+        // the read with its own push.
+        s.busy = now_ + read_time(*in, j);
+        done = s.busy;
+      }
+      consume(*in, j, done);
+    }
+    if (out != nullptr) post(sid, static_cast<std::uint32_t>(s.out_conn), bytes);
     if (is_switch(sid) && bytes > 0 && reduces(kind)) {
       // The switch's reducer is a throughput resource: it stays busy with this piece.
       s.busy = now_ + switch_reduce_time(bytes);

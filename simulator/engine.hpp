@@ -82,6 +82,7 @@ struct ConnState {
   std::uint32_t weight = 1;       // NCCL channels its channel stands for (ChannelFold)
   bool sender_waiting = false;
   bool receiver_waiting = false;
+  bool staged_read = false;  // RouteInfo::staged_read of its route
 };
 
 template <class Net>
@@ -112,7 +113,8 @@ class Engine {
   bool begin_op(std::uint32_t sid);
   bool dependencies_met(std::uint32_t sid);
   void complete_op(std::uint32_t sid, Time t);
-  void consume(ConnState& c, std::uint64_t j);
+  // The receiver is done with piece j at `done`: its slot frees a route's latency later.
+  void consume(ConnState& c, std::uint64_t j, Time done);
   void post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload);
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
@@ -134,6 +136,9 @@ class Engine {
   Time arrival(const ConnState& c, std::uint64_t j) const { return times_[c.ring + 2 * slot(j)]; }
   Time& arrival(ConnState& c, std::uint64_t j) { return times_[c.ring + 2 * slot(j)]; }
   Time& credit(ConnState& c, std::uint64_t j) { return times_[c.ring + 2 * slot(j) + 1]; }
+  // A host-staged piece's time to read back out of host memory: the time it took to write in
+  // (under max-min its flow's start until it ends). Only for connections with staged_read.
+  Time& read_time(const ConnState& c, std::uint64_t j) { return reads_[c.ring / 2 + slot(j)]; }
   // wire_time() for the common sizes, computed once (same value, without the long double
   // division per piece).
   Time transmit(std::uint32_t cid, std::uint32_t route, std::uint64_t wire);
@@ -186,6 +191,7 @@ class Engine {
   std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> waiters_;  // by stream
   std::vector<ConnState> conns_;
   std::vector<Time> times_;
+  std::vector<Time> reads_;  // per slot as times_ / 2, sized once a staged connection exists
   std::unordered_map<std::uint64_t, std::uint32_t> conn_index_;
   std::vector<RouteInfo> routes_;
   std::vector<Time> full_tx_;  // contention-free: per route, transmit time of a full piece

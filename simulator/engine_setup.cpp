@@ -239,6 +239,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   }
   info.latency += proto_.hop_latency[static_cast<int>(cls)];
   info.cap = wire_cap_;
+  info.staged_read = receiver_reads_host(topo_, found);
   // Without max-min sharing, the request's channels split every link of the route evenly, as
   // they do on a GPU that drives them all at once; the closed forms assume the same.
   if constexpr (Net::kKnowsFinish) bottleneck /= std::max(1, sched_.info().requested_channels);
@@ -274,6 +275,8 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   c.receiver = static_cast<std::uint32_t>(receiver % period_ * channels_ + channel);
   c.ring = static_cast<std::uint32_t>(times_.size());
   times_.resize(times_.size() + 2 * slots_);
+  c.staged_read = routes_[c.route].staged_read;
+  if (c.staged_read) reads_.resize(times_.size() / 2);
   const auto id = static_cast<std::uint32_t>(conns_.size());
   conns_.push_back(c);
   conn_index_.emplace(key, id);

@@ -132,6 +132,8 @@ std::optional<Result> Engine<Net>::run_lattice() {
       const int from = order[static_cast<std::size_t>(p)];
       const int to = order[static_cast<std::size_t>((p + 1) % n)];
       route[p] = route_between(device_[from], device_[to], actual);
+      // A receive that reads out of host memory holds its channel (engine.cpp): not a lattice.
+      if (routes_[route[p]].staged_read) return std::nullopt;
       lat_ps[p] = routes_[route[p]].latency.ps();
     }
     // A data piece's time on the wire, as transmit() / FlowNetwork time it.

@@ -32,6 +32,10 @@ struct RouteInfo {
   Time latency;     // link latencies + the protocol's per-hop excess
   double rate = 0;  // contention-free wire rate, bytes/s: min(bottleneck / channels, cap)
   double cap = 0;   // the channel cap in wire bytes/s (infinity: none)
+  // The receiver reads each piece out of host memory (NCCL's SHM buffer, or the proxy's bounce
+  // buffer without GPUDirect RDMA): a receive that forwards nothing holds its channel while it
+  // does (engine.cpp, advance).
+  bool staged_read = false;
 };
 
 inline constexpr Time kPending = Time::max();

@@ -6,7 +6,7 @@
 //   costs:
 //     link_efficiency:            # usable fraction of line rate, per link kind
 //       nvlink: 0.824             # nvlink nvswitch pcie smp ib roce ethernet c2c
-//     host_staging: 0.625         # what a root port's PCIe links keep for host-staged data
+//     host_staging: 1.0           # what a root port's PCIe links keep for host-staged data
 //     reduce_bandwidth: 1.1TB/s   # γ = 1 / this; "free" for none
 //     copy_bandwidth: 1.6TB/s     # local copies; "free" for none
 //     nvls_bandwidth: 274GB/s     # NVSwitch reduction per GPU port (NVLS); "free" for none

@@ -557,7 +557,7 @@ Estimate estimate(const EstimateRequest& q) {
   const bool even = region % ch == 0 && (q.collective != Collective::kAllReduce ||
                                          region / ch % static_cast<u64>(std::max(1, q.ranks)) == 0);
   const bool uniform = a.hierarchical || q.nodes <= 1 || q.cost.uniform;
-  e.exact = e.exact && even && uniform;
+  e.exact = e.exact && even && uniform && !q.cost.staged_read;
   return e;
 }
 

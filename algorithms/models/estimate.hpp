@@ -61,6 +61,9 @@ struct AlphaBetaCost {
   // Every hop of a flat algorithm costs alpha and bandwidth (the inter-node level equals the
   // intra-node one); the closed forms are exact only then.
   bool uniform = true;
+  // Receives read their pieces out of host memory and hold their channel while they do
+  // (simulator/cost_params.hpp, host staging): no form counts that, none is exact then.
+  bool staged_read = false;
 };
 
 struct EstimateRequest {

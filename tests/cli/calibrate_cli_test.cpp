@@ -99,11 +99,13 @@ TEST(CalibrateCli, WritesAnOverlayThatCostsLoads) {
 TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
   const std::string overlay = ::testing::TempDir() + "joint.yaml";
   // host_channel held: with it free, the H100 AllReduce rows' floors go to it and the NVLink hop
-  // latency, and the pivoting takes the PCIe hop latency for the LL launch it moves alike.
-  const auto c = joint_fit(overlay, " --fix host_channel");
+  // latency. The PCIe hop latency held: on the PCIe rows it moves every row as the LL launch
+  // does, and the pivoting may take either; held, the LL launch carries both clusters' rows.
+  const auto c = joint_fit(overlay, " --fix host_channel --fix protocols.ll.hop_latency.pcie");
   ASSERT_EQ(c.status, 0) << c.err;
   const std::string text = read_text(overlay);
-  EXPECT_NE(text.find(" --also dgx-h100=" + kH100Ar + " --fix 'host_channel' --max-bytes 1M"),
+  EXPECT_NE(text.find(" --also dgx-h100=" + kH100Ar +
+                      " --fix 'host_channel' --fix 'protocols.ll.hop_latency.pcie' --max-bytes 1M"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("    - " + kH100Ag), std::string::npos) << "both clusters' files are listed";

@@ -152,7 +152,7 @@ nodes: 4
 node:
   gpu: H100-SXM
   gpus: 1
-  pcie: {{bandwidth: 64GB/s, latency: 0.5us, switches: 0}}
+  pcie: {{bandwidth: 64GB/s, latency: 0.5us, switches: 1}}
   nics: {{count: 1, bandwidth: 400Gbps, latency: 0.3us, kind: ib}}
 network: {{topology: fat_tree, nodes_per_leaf: 2, spines: 1, oversubscription: {}, latency: 0.13us}}
 )",

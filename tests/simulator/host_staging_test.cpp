@@ -1,8 +1,13 @@
 // Host staging (simulator/cost_params.hpp, link_capacity): data NCCL stages in host memory, which
 // is everything that crosses the root port of a host whose GPUs attach over PCIe, moves at
 // host_staging of the root port's links. Which links stage, and what that does to a transfer
-// between two GPUs without P2P: a bandwidth-bound AllReduce takes 1 / host_staging as long.
+// between two GPUs without P2P: a bandwidth-bound AllReduce takes 1 / host_staging as long, and
+// a receive that forwards nothing reads its piece out of host memory while its channel waits.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "algorithms/generators/registry.hpp"
 #include "simulator/cost_params.hpp"
@@ -42,6 +47,29 @@ TEST(HostStaging, ACpuOnTheGpusFabricDoesNotStage) {
   }
 }
 
+// Who reads out of host memory: the receiver of an SHM transfer, and of a network transfer
+// without GPUDirect RDMA (the NIC wrote it into host memory there); no one where the data goes
+// GPU to GPU over NVLink or straight between a GPU and its NIC.
+TEST(HostStaging, TheReceiverReadsHostMemoryWhereItsSideIsStaged) {
+  const Topology pcie = load_topology("pcie-2gpu", {.default_costs = true});
+  EXPECT_TRUE(receiver_reads_host(pcie, pcie.route(pcie.gpu_of(Rank{0}), pcie.gpu_of(Rank{1}))));
+
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/h100-2node-ib.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string no_gdr = text.str();
+  no_gdr.insert(no_gdr.find("\nnetwork:\n") + 10, "  gdr: false\n");
+  const Topology gdr = load_topology("h100-2node-ib", {.default_costs = true});
+  const Topology staged = parse_topology(no_gdr, "no-gdr.yaml");
+  for (const Topology* t : {&gdr, &staged}) {
+    const auto reads = [&](int from, int to) {
+      return receiver_reads_host(*t, t->route(t->gpu_of(Rank{from}), t->gpu_of(Rank{to})));
+    };
+    EXPECT_FALSE(reads(0, 5)) << "NVLink inside a node";
+    EXPECT_EQ(reads(3, 11), t == &staged) << "across nodes, gdr " << t->gdr();
+  }
+}
+
 TEST(HostStaging, ScalesTheCapacityOfStagingLinksOnly) {
   const Topology topo = load_topology("pcie-2gpu", {.default_costs = true});
   CostParams c = cost_params(topo);
@@ -54,39 +82,62 @@ TEST(HostStaging, ScalesTheCapacityOfStagingLinksOnly) {
   }
 }
 
+Request two_gpu_ring(const Topology& topo, Collective c, std::uint64_t bytes) {
+  Request q;
+  q.collective = c;
+  q.algorithm = "ring";
+  q.protocol = Protocol::kSimple;
+  q.dtype = DataType::kF32;
+  q.count = bytes / 4;
+  q.channels = 2;
+  q.comm = Communicator::from_topology(topo);
+  return q;
+}
+
+double seconds(const Topology& topo, const Schedule& s, double staging) {
+  SimOptions o;
+  o.costs = cost_params(topo);
+  o.costs->host_staging = staging;
+  return simulate(s, topo, o).total.seconds();
+}
+
 // 256 MiB ring AllReduce between the two GPUs, Simple: both GPUs' traffic climbs the one uplink,
 // so its time is the bytes over that link's staged rate. Halving host_staging nearly doubles it
 // (the launch and the per-piece latencies do not scale): with a fixed part F of the full-rate
 // time, the ratio is (2 - F) / 1, so 1.97 allows F up to 3 %, twice what the bound below allows.
 TEST(HostStaging, AStagedRingRunsAtTheStagedRate) {
   const Topology topo = load_topology("pcie-2gpu", {.default_costs = true});
-  Request q;
-  q.collective = Collective::kAllReduce;
-  q.algorithm = "ring";
-  q.protocol = Protocol::kSimple;
-  q.dtype = DataType::kF32;
-  q.count = (std::uint64_t{256} << 20) / 4;
-  q.channels = 2;
-  q.comm = Communicator::from_topology(topo);
-  const Schedule s = plan(q);
-  const auto time_at = [&](double staging) {
-    SimOptions o;
-    o.costs = cost_params(topo);
-    o.costs->host_staging = staging;
-    return simulate(s, topo, o).total.seconds();
-  };
-  const double full = time_at(1.0), half = time_at(0.5);
+  const Schedule s = plan(two_gpu_ring(topo, Collective::kAllReduce, std::uint64_t{256} << 20));
+  const double full = seconds(topo, s, 1.0), half = seconds(topo, s, 0.5);
   EXPECT_LT(half / full, 2.0);
   EXPECT_GT(half / full, 1.97);
-  // Each GPU sends the 256 MiB once (2 (p - 1) / p of it, p = 2) and both cross the uplink:
-  // 512 MiB over the uplink at 15.75 GB/s x PCIe efficiency x host_staging, plus the launch and
-  // the pipeline's fill and drain (0.9 % here).
+}
+
+// What a channel does per chunk of a 2-GPU ring, each step at the uplink's share (both GPUs write
+// through it, then both read back down it): the AllReduce sends, receives-reduces-and-sends
+// (the read overlapped with the push), then only receives, reading the peer's piece out of host
+// memory while its channel waits: 3 piece-times for the 2 pieces it sent. The AllGather sends
+// and then only receives: 2 piece-times for 1. Against the bytes over the uplink (each GPU's
+// sends, both GPUs on it), the AllReduce takes 3/2 as long and the AllGather twice, plus the
+// launch and the pipeline's fill and drain (under 1.5 % here).
+TEST(HostStaging, AReceiveThatForwardsNothingHoldsItsChannelWhileItReads) {
+  const Topology topo = load_topology("pcie-2gpu", {.default_costs = true});
   const CostParams d = cost_params(topo);
   const double uplink = 15.75e9 * d.efficiency(LinkKind::kPcie) * d.host_staging;
-  const double bound = 2.0 * (256 << 20) / uplink;
-  const double t = time_at(d.host_staging);
-  EXPECT_GT(t, bound);
-  EXPECT_LT(t, 1.015 * bound);
+  const std::uint64_t n = std::uint64_t{256} << 20;
+  struct Case {
+    Collective c;
+    double sent_per_gpu;  // bytes each GPU sends, over n (AllGather: n is each rank's block)
+    double steps_per_piece;
+  };
+  for (const Case& k :
+       {Case{Collective::kAllReduce, 1.0, 1.5}, Case{Collective::kAllGather, 1.0, 2.0}}) {
+    const Schedule s = plan(two_gpu_ring(topo, k.c, n));
+    const double bound = k.steps_per_piece * 2.0 * k.sent_per_gpu * static_cast<double>(n) / uplink;
+    const double t = seconds(topo, s, d.host_staging);
+    EXPECT_GT(t, bound) << to_string(k.c);
+    EXPECT_LT(t, 1.015 * bound) << to_string(k.c);
+  }
 }
 
 }  // namespace
