@@ -143,7 +143,8 @@ network: {topology: single_switch}
 // Four single-GPU nodes, two per leaf, one spine. With oversubscription r the leaf uplink
 // carries 2 x 50 GB/s / r. Nodes 0 -> 2 and 1 -> 3 cross it together: r = 1 leaves each flow
 // its NIC's 50 GB/s; r = 2 halves the uplink, so each gets 25 GB/s and the transfer takes twice
-// as long (the latency aside).
+// as long (the latency aside). Each node's GPU and NIC share a PCIe switch, so GPUDirect RDMA
+// carries the data and nothing is staged in host memory.
 TEST(Contention, OversubscribedSpineSlowsCrossLeafTrafficByTheRatio) {
   auto run = [](int r) {
     const Topology topo = parse_topology(fmt::format(R"(
