@@ -5,13 +5,10 @@
 // a receive that forwards nothing reads its piece out of host memory while its channel waits.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-#include <string>
-
 #include "algorithms/generators/registry.hpp"
 #include "simulator/cost_params.hpp"
 #include "simulator/simulate.hpp"
+#include "tests/preset_with.hpp"
 #include "topology/loader.hpp"
 
 namespace collsim {
@@ -54,13 +51,9 @@ TEST(HostStaging, TheReceiverReadsHostMemoryWhereItsSideIsStaged) {
   const Topology pcie = load_topology("pcie-2gpu", {.default_costs = true});
   EXPECT_TRUE(receiver_reads_host(pcie, pcie.route(pcie.gpu_of(Rank{0}), pcie.gpu_of(Rank{1}))));
 
-  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/h100-2node-ib.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string no_gdr = text.str();
-  no_gdr.insert(no_gdr.find("\nnetwork:\n") + 10, "  gdr: false\n");
   const Topology gdr = load_topology("h100-2node-ib", {.default_costs = true});
-  const Topology staged = parse_topology(no_gdr, "no-gdr.yaml");
+  const Topology staged =
+      parse_topology(test::preset_with("h100-2node-ib", "gdr: false"), "no-gdr.yaml");
   for (const Topology* t : {&gdr, &staged}) {
     const auto reads = [&](int from, int to) {
       return receiver_reads_host(*t, t->route(t->gpu_of(Rank{from}), t->gpu_of(Rank{to})));

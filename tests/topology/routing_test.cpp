@@ -3,10 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "tests/preset_with.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 
@@ -71,12 +70,8 @@ TEST(Routing, PxnKeepsCrossRailTrafficOnTheDestinationRail) {
 }
 
 TEST(Routing, WithoutPxnCrossRailTrafficCrossesTheSpine) {
-  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/h100-2node-ib.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string yaml = text.str();
-  yaml.insert(yaml.find("\nnetwork:\n") + 10, "  pxn: false\n");
-  const Topology t = parse_topology(yaml, "no-pxn.yaml");
+  const Topology t =
+      parse_topology(test::preset_with("h100-2node-ib", "pxn: false"), "no-pxn.yaml");
   ASSERT_FALSE(t.pxn());
   const Route& r = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
   EXPECT_EQ(kinds(t, r),
@@ -85,17 +80,9 @@ TEST(Routing, WithoutPxnCrossRailTrafficCrossesTheSpine) {
   EXPECT_EQ(hops(t, r)[3], "spine1");
 }
 
-std::string preset_with(const std::string& preset, const std::string& network_line) {
-  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/" + preset + ".yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string yaml = text.str();
-  yaml.insert(yaml.find("\nnetwork:\n") + 10, "  " + network_line + "\n");
-  return yaml;
-}
-
 TEST(Routing, WithoutGpuDirectRdmaTheDataIsStagedInHostMemory) {
-  const Topology t = parse_topology(preset_with("h100-2node-ib", "gdr: false"), "no-gdr.yaml");
+  const Topology t =
+      parse_topology(test::preset_with("h100-2node-ib", "gdr: false"), "no-gdr.yaml");
   ASSERT_FALSE(t.gdr());
   // Rule 5: up to the GPU's host CPU and down to its NIC, then up to the receiver's host CPU
   // and down to the GPU; PXN's NVLink hand-over is not taken even across rails.
@@ -114,7 +101,7 @@ TEST(Routing, WithoutGpuDirectRdmaTheDataIsStagedInHostMemory) {
 
 TEST(Routing, GdrMustBeABoolean) {
   try {
-    parse_topology(preset_with("h100-2node-ib", "gdr: sometimes"), "bad-gdr.yaml");
+    parse_topology(test::preset_with("h100-2node-ib", "gdr: sometimes"), "bad-gdr.yaml");
     FAIL() << "gdr: sometimes was accepted";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("bad-gdr.yaml:"), std::string::npos) << e.what();
@@ -212,7 +199,8 @@ DeviceId device_named(const Topology& t, const std::string& name) {
 TEST(Routing, ASharpSwitchIsReachedThroughTheGpusNic) {
   // A CollNet switch actor runs on a network switch (schedule.hpp): GPU -> its NIC -> the
   // switch, and back down to another node's GPU through that GPU's NIC.
-  const Topology t = parse_topology(preset_with("h100-2node-ib", "sharp: true"), "sharp.yaml");
+  const Topology t =
+      parse_topology(test::preset_with("h100-2node-ib", "sharp: true"), "sharp.yaml");
   ASSERT_TRUE(t.sharp());
   const DeviceId rail3 = device_named(t, "su0/rail3");
   EXPECT_EQ(hops(t, t.route(gpu(t, 0, 3), rail3)),
@@ -243,7 +231,7 @@ network: {topology: fat_tree, nodes_per_leaf: 2, spines: 2, latency: 0.1us, shar
 
 TEST(Routing, SharpRunsInInfinibandSwitchesOnly) {
   try {
-    parse_topology(preset_with("a100-2node-roce", "sharp: true"), "roce-sharp.yaml");
+    parse_topology(test::preset_with("a100-2node-roce", "sharp: true"), "roce-sharp.yaml");
     FAIL() << "sharp: true on RoCE was accepted";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("roce-sharp.yaml:"), std::string::npos) << e.what();
