@@ -128,7 +128,9 @@ struct MeasurementFile {
   int nodes = 0;  // distinct hosts of a complete rank listing, else from the launcher; 0 unknown
   std::vector<std::string> gpu_names;  // distinct, in order of first appearance
   std::vector<DeviceLine> devices;
-  std::string nccl_version;        // "2.29.2"; "" when the file does not print it
+  // "2.29.2": NCCL's banner, else nccl-tests' nccl-library= and nccl-headers=, else a curated
+  // "# nccl: 2.22.3+cuda12.6 ..." line; "" when the file says none of them.
+  std::string nccl_version;
   std::string nccl_tests_version;  // "2.17.8"; ""
   RunParameters run;
   std::map<std::string, std::string> env;  // "# env:" assignments and launcher "-x K=V"

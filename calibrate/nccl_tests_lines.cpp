@@ -372,7 +372,11 @@ std::optional<std::string> find_nccl_version(std::string_view line) {
   constexpr std::string_view kBanner = "NCCL version ";
   const auto at = line.find(kBanner);
   if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = line.substr(at + kBanner.size());
+  return leading_nccl_version(line.substr(at + kBanner.size()));
+}
+
+std::optional<std::string> leading_nccl_version(std::string_view rest) {
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   std::size_t n = 0;
   int dots = 0;
   while (n < rest.size() && ((rest[n] >= '0' && rest[n] <= '9') || rest[n] == '.')) {

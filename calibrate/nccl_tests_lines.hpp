@@ -93,5 +93,8 @@ std::string nccl_version_from_code(std::int64_t code);
 // "2.29.2" from "NCCL version 2.29.2+cuda13.1" anywhere in a line (NCCL's own banner or INFO
 // line); nullopt when the line has none.
 std::optional<std::string> find_nccl_version(std::string_view line);
+// "2.22.3" from a value that opens with a release, such as a curated file's
+// "# nccl: 2.22.3+cuda12.6 (printed in log)"; nullopt for "not printed", "probably 2.29.2", ...
+std::optional<std::string> leading_nccl_version(std::string_view value);
 
 }  // namespace collsim::detail

@@ -78,6 +78,8 @@ void NcclTestsParser::on_comment(std::string_view body, int line) {
       for (auto& [k, v] : parse_env_assignments(meta->second)) out_.env.emplace(k, v);
     } else if (meta->first == "command") {
       on_command(meta->second, line);
+    } else if (meta->first == "nccl" && !stated_version_) {
+      stated_version_ = leading_nccl_version(meta->second);
     }
     out_.metadata.push_back(std::move(*meta));
     return;

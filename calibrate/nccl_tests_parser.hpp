@@ -100,6 +100,8 @@ class NcclTestsParser {
   std::optional<std::string> printed_version_;
   std::optional<std::string> library_version_;  // "nccl-library=22902": what ran
   std::optional<std::string> headers_version_;  // "nccl-headers=22902": what it was built with
+  std::optional<std::string> stated_version_;   // "# nccl: 2.22.3+cuda12.6 (...)": what a
+                                                // curated file's header says ran
   std::size_t average_from_ = 0;  // first row of the table's current "# Avg bus bandwidth" section
   int unrecognised_ = 0;
   std::string first_unrecognised_;

@@ -176,6 +176,8 @@ void NcclTestsParser::summarize_file() {
     out_.nccl_version = *library_version_;
   } else if (headers_version_) {
     out_.nccl_version = *headers_version_;
+  } else if (stated_version_) {
+    out_.nccl_version = *stated_version_;
   }
   if (unrecognised_ > kMaxUnrecognisedWarnings) {
     out_.warnings.push_back(fmt::format("{}: {} more lines skipped as above", path_,

@@ -149,6 +149,11 @@ TEST(NcclTestsLines, Versions) {
   EXPECT_EQ(detail::find_nccl_version("NCCL version 2.29.2+cuda13.1"), "2.29.2");
   EXPECT_EQ(detail::find_nccl_version("h:1:1 [0] NCCL INFO NCCL version 2.9.9+cuda11.2"), "2.9.9");
   EXPECT_FALSE(detail::find_nccl_version("NCCL version unknown").has_value());
+  // A curated file's "# nccl:" line states one only where it opens with it.
+  EXPECT_EQ(detail::leading_nccl_version("2.22.3+cuda12.6 (printed in log)"), "2.22.3");
+  EXPECT_EQ(detail::leading_nccl_version("2.29.2 (header nccl-library=22902)"), "2.29.2");
+  EXPECT_FALSE(detail::leading_nccl_version("probably 2.29.2 (not printed)").has_value());
+  EXPECT_FALSE(detail::leading_nccl_version("not printed").has_value());
 }
 
 TEST(NcclTestsLines, NumbersAsPrinted) {

@@ -23,7 +23,7 @@ struct Expected {
   std::uint64_t last_bytes;
   int ranks;  // 0: varies by row or not stated
   int nodes;  // 0: not stated in a form the reader trusts
-  std::string nccl_version;
+  std::string nccl_version;  // printed by NCCL or nccl-tests, else the curated "# nccl:" line
   MeasurementFormat format;
   std::string gpu;  // first GPU name of the rank lines, "" without rank lines
 };
@@ -38,19 +38,19 @@ const std::string kH100 = "NVIDIA H100 80GB HBM3";
 
 const std::vector<Expected> kFiles = {
     {"a100pcie_x2_2node_allreduce-1M-1G_ib-hdr-1nic-ib-gdr-on_thomaslie210.txt", kAR, 103, 1048576,
-     1070596096, 2, 2, "", kNew, "NVIDIA A100-PCIE-40GB"},
+     1070596096, 2, 2, "2.16.5", kNew, "NVIDIA A100-PCIE-40GB"},
     {"a100pcie_x2_2node_allreduce_ib-hdr-1nic-ib-gdr-on_thomaslie210.txt", kAR, 23, 1073741824,
-     12608077824, 2, 2, "", kNew, "NVIDIA A100-PCIE-40GB"},
+     12608077824, 2, 2, "2.16.5", kNew, "NVIDIA A100-PCIE-40GB"},
     {"a100pcie_x2_2node_alltoall_ib-hdr-1nic-ib-gdr-on_thomaslie210.txt", kA2A, 23, 1073741824,
-     12608077824, 2, 2, "", kNew, "NVIDIA A100-PCIE-40GB"},
+     12608077824, 2, 2, "2.16.5", kNew, "NVIDIA A100-PCIE-40GB"},
     {"a100x16_2node_allreduce_aws-p4d-efa-4x100G_aws-efa-eks.txt", kAR, 30, 8, 4294967296, 16, 2,
-     "", MeasurementFormat::kNcclTestsOld, "A100-SXM4-40GB"},
+     "2.9.9", MeasurementFormat::kNcclTestsOld, "A100-SXM4-40GB"},
     {"a100x16_2node_allreduce_azure-ndv4-ND96asr_v4-8xHDR200_jingchaozhang-aml.txt", kAR, 31, 8,
      8589934592, 16, 0, "", kNew, ""},
     {"a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G_ocitutorials.txt", kAR, 28, 64, 8589934592,
      16, 2, "", kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G-nccl2.15.5_ocitutorials.txt", kAR, 1,
-     10737418240, 10737418240, 16, 2, "", kNew, "NVIDIA A100-SXM4-40GB"},
+     10737418240, 10737418240, 16, 2, "2.15.5", kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt", kAR, 28, 64, 8589934592, 8, 1, "",
      kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x8_1node_sendrecv_li-plus-playground.txt", kSR, 4, 134217728, 1073741824, 8, 1, "", kNew,
@@ -63,7 +63,7 @@ const std::vector<Expected> kFiles = {
      "txt",
      kAR, 14, 1048576, 8589934592, 16, 2, "", kNew, ""},
     {"h100x16_2node_allreduce_oci-bm-gpu-h100.8-roce_ocitutorials.txt", kAR, 5, 1073741824,
-     17179869184, 16, 2, "", kNew, kH100},
+     17179869184, 16, 2, "2.21.5", kNew, kH100},
     {"h100x2-4-6_1node_allreduce_gpu-scaling_waynehacking8.txt", kAR, 18, 268435456, 8589934592, 0,
      1, "", kNew, ""},
     {"h100x32_4node_allreduce_voltagepark-ib-8x400G_vpbenchmarking.txt", kAR, 31, 8, 8589934592, 32,
@@ -71,9 +71,9 @@ const std::vector<Expected> kFiles = {
     {"h100x4_1node_allgather_waynehacking8.txt", kAG, 31, 0, 8589934592, 4, 1, "2.29.2", kNew,
      kH100},
     {"h100x4_1node_allreduce_algosweep-Ring-Tree-NVLS_waynehacking8.txt", kAR, 9, 268435456,
-     8589934592, 4, 0, "", kNew, ""},
+     8589934592, 4, 0, "2.29.2", kNew, ""},
     {"h100x4_1node_allreduce_protosweep-Simple-LL-LL128_waynehacking8.txt", kAR, 3, 268435456,
-     268435456, 4, 0, "", kNew, ""},
+     268435456, 4, 0, "2.29.2", kNew, ""},
     {"h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt", kAR, 22, 8, 16777216, 4, 1,
      "2.29.2", kNew, kH100},
     {"h100x4_1node_allreduce_small-msg_reg0_graph1_waynehacking8.txt", kAR, 22, 8, 16777216, 4, 1,
@@ -97,11 +97,11 @@ const std::vector<Expected> kFiles = {
     {"h100x8_1node_sendrecv_xxrjun-cluster01.txt", kSR, 10, 33554432, 17179869184, 8, 1, "2.29.2",
      kNew, kH100},
     {"h100x8_2node-4gpu_allgather_snellius-ib-4xNDR200_odissei.txt", kAG, 31, 0, 8589934592, 8, 2,
-     "", kNew, "NVIDIA H100"},
+     "2.22.3", kNew, "NVIDIA H100"},
     {"h100x8_2node-4gpu_allreduce_snellius-ib-4xNDR200_odissei.txt", kAR, 31, 8, 8589934592, 8, 2,
-     "", kNew, "NVIDIA H100"},
+     "2.22.3", kNew, "NVIDIA H100"},
     {"h100x8_2node-4gpu_reducescatter_snellius-ib-4xNDR200_odissei.txt", kRS, 31, 0, 8589934592, 8,
-     2, "", kNew, "NVIDIA H100"},
+     2, "2.22.3", kNew, "NVIDIA H100"},
     {"h200x16_2node_allreduce_dell-xe9680-spectrumx-roce-8x400G_openshift-spx-doc.txt", kAR, 25,
      1024, 17179869184, 16, 0, "2.30.4", kNew, ""},
     {"rtx2080ti-x2_1node-pcie-noP2P_allgather_anthony-hoo-blog.txt", kAG, 28, 0, 1073741824, 2, 1,
