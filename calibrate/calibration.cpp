@@ -63,8 +63,11 @@ struct FitRow {
   std::size_t file = 0;
 };
 
+// `r` at another size, NCCL's division among its channels scaled with it (the fit's secant
+// between two sizes keeps the row's shape).
 Request with_count(Request r, std::uint64_t count) {
   r.count = std::max<std::uint64_t>(1, count);
+  r.split = r.split.scaled_to(r.count);
   return r;
 }
 

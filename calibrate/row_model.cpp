@@ -7,6 +7,7 @@
 
 #include "algorithms/generators/registry.hpp"
 #include "algorithms/ir/communicator.hpp"
+#include "algorithms/models/nccl_channels.hpp"
 #include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_p2p.hpp"
 #include "algorithms/models/selection.hpp"
@@ -16,16 +17,17 @@ namespace collsim {
 
 namespace {
 
-// The constant set collsim carries nearest to the file's NCCL: 2.22 up to 2.26, 2.30 from 2.27
-// (docs/nccl-model.md names what changed between them); 2.30 when the file does not say.
-NcclVersion nccl_version_of(const MeasurementFile& f) {
-  int major = 0, minor = 0;
-  const std::string& v = f.nccl_version;
-  const auto dot = v.find('.');
-  if (dot == std::string::npos) return NcclVersion::k2_30;
-  std::from_chars(v.data(), v.data() + dot, major);
-  std::from_chars(v.data() + dot + 1, v.data() + v.size(), minor);
-  return major == 2 && minor < 27 ? NcclVersion::k2_22 : NcclVersion::k2_30;
+// The file's NCCL release (its banner, library line or stated version, measurement.hpp); the
+// newest collsim models when it says none or one collsim does not know. The release sets the
+// constants of NCCL's model (2.22.3's before 2.27) and how a collective is divided among
+// channels (nccl_channels.hpp).
+NcclRelease nccl_release_of(const MeasurementFile& f) {
+  if (f.nccl_version.empty()) return kNewestNccl;
+  try {
+    return parse_nccl_release(f.nccl_version);
+  } catch (const RequestError&) {
+    return kNewestNccl;
+  }
 }
 
 std::optional<int> env_int(const MeasurementFile& f, const char* key) {
@@ -65,20 +67,23 @@ std::vector<std::string> forced(const MeasurementRow& row) {
 FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   FilePlan plan;
   plan.path = f.path;
-  const NcclVersion version = nccl_version_of(f);
+  const NcclRelease release = nccl_release_of(f);
   // NCCL's model per communicator size, built on first use.
   std::vector<std::pair<int, NcclModel>> models;
   auto model_for = [&](const Communicator& comm) -> const NcclModel& {
     for (const auto& [n, m] : models) {
       if (n == comm.size()) return m;
     }
-    models.emplace_back(comm.size(), NcclModel(nccl_model_input(topo, comm, version)));
+    models.emplace_back(comm.size(), NcclModel(nccl_model_input(topo, comm, release)));
     return models.back().second;
   };
   const int min_ctas = env_int(f, "NCCL_MIN_CTAS").value_or(1);
   const auto min_ch = std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1), min_ctas);
-  const auto max_ch = std::min(env_int(f, "NCCL_MAX_NCHANNELS").value_or(64),
-                               env_int(f, "NCCL_MAX_CTAS").value_or(64));
+  const int max_ctas = env_int(f, "NCCL_MAX_CTAS").value_or(64);
+  const auto max_ch = std::min(env_int(f, "NCCL_MAX_NCHANNELS").value_or(64), max_ctas);
+  // comm->nvlsChannels: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS = 16))
+  // (`src/transport/nvls.cc` ncclNvlsInit); NCCL_MIN_NCHANNELS leaves it alone.
+  const int nvls_channels = std::max(min_ctas, std::min(max_ctas, 16));
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
     const MeasurementRow& row = f.rows[i];
     const std::string where = fmt::format("{}:{}", f.path, row.line);
@@ -128,7 +133,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         }
         channels = n;
       }
-      const int nccl_channels = nccl_model_input(topo, r.comm, version).runtime_channels;
+      const int nccl_channels = nccl_model_input(topo, r.comm, release).runtime_channels;
       r.channels = channels.value_or(std::clamp(nccl_channels, min_ch, std::max(min_ch, max_ch)));
       const std::string algo = row.algo_override.value_or("auto");
       const std::string proto = row.proto_override.value_or("auto");
@@ -143,13 +148,14 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         r.algorithm = s.chosen.algorithm;
         r.protocol = s.chosen.protocol;
         if (!channels) {
-          // NCCL_MIN_NCHANNELS floors the ring and tree channels only: NVLS and NVLSTree run on
-          // comm->nvlsChannels, max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS))
-          // (transport/nvls.cc ncclNvlsInit), which NCCL_MIN_CTAS alone raises.
-          const std::optional<NcclAlgo> a = nccl_algo_of(r.algorithm);
-          const int floor = a && is_nvls_family(*a) ? min_ctas : min_ch;
-          r.channels = nccl_request_channels(r, nccl_p2p_shape(topo, r.comm, r.channels), row.bytes,
-                                             r.channels, floor);
+          // NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS raise the communicator's channels, not what a
+          // small collective launches (nccl_channels.hpp).
+          NcclCommChannels comm;
+          comm.channels = r.channels;
+          comm.nvls_channels = nvls_channels;
+          comm.p2p = nccl_p2p_shape(topo, r.comm, r.channels);
+          comm.release = release;
+          nccl_schedule_channels(r, comm);
         }
         c.nccl_pick = s.nccl_pick;
         if (s.time_us > 0) c.nccl_us = s.time_us;

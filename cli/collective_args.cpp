@@ -51,13 +51,10 @@ Prepared prepare(const CollectiveArgs& a) {
 }
 
 PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
-  try {
-    (void)parse_nccl_version(m.nccl_version);
-  } catch (const RequestError& e) {
-    throw RequestError(fmt::format("--nccl-version: {}", e.what()));
-  }
+  const NcclRelease release = nccl_release(m);
   PredictSetup s{p.topo, p.request, p.choice, p.costs, parse_model(m.model), m.policy(), {}};
   s.nccl_channels = p.nccl_channels;
+  s.release = release;
   // Where NCCL has nothing to choose from (a Barrier; --algo naming only collsim's own
   // algorithms), the default policy falls back to collsim's fastest, and the output says so
   // ("auto: the fastest by --model"); --select nccl given explicitly stays an error.

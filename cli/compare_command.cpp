@@ -138,7 +138,7 @@ void print_table_header(const Predictor& ev, const Prepared& p, const ModelArgs&
       "# time (us) per algorithm and protocol; * = the fastest at that size; - = the "
       "model cannot cost it; busbw (GB/s) of the fastest; NCCL picks = NCCL's tuning "
       "model ({})\n",
-      ev.nccl() ? to_string(ev.nccl()->input().version) : m.nccl_version);
+      ev.nccl() ? nccl_release_text(ev.nccl()->input()) : m.nccl_version);
   // Two header lines (algorithm over protocol) keep the columns narrow: 8 characters, the
   // time in nccl-tests' 7-character form plus the best marker.
   std::string head1 = fmt::format("{:>10}", "");

@@ -48,7 +48,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
                                     "(the fastest by --model, NCCL-runnable or not)")
                         ->check(CLI::IsMember({"best", "nccl"}))
                         ->capture_default_str();
-  cmd->add_option("--nccl-version", m.nccl_version, "NCCL's constants: 2.22 or 2.30")
+  cmd->add_option("--nccl-version", m.nccl_version,
+                  "NCCL release (2.x up to 2.30.7, or head): how it divides a collective among "
+                  "channels, and its tuning constants (2.22.3's before 2.27, 2.30.7's from it)")
       ->capture_default_str();
   cmd->add_option("--nccl-graph", m.nccl_graph,
                   "NCCL's graphs, channels x GB/s per channel: ring=8x24,tree=8x24,nvls=8x40/60 "
@@ -101,16 +103,19 @@ void apply_nccl_graph(std::string_view text, NcclModelInput& in) {
   }
 }
 
+NcclRelease nccl_release(const ModelArgs& m) {
+  try {
+    return parse_nccl_release(m.nccl_version);
+  } catch (const RequestError& e) {
+    throw RequestError(fmt::format("--nccl-version: {}", e.what()));
+  }
+}
+
 NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Communicator& comm) {
   const CpuVendor cpu = m.nccl_cpu == "amd"     ? CpuVendor::kAmd
                         : m.nccl_cpu == "other" ? CpuVendor::kOther
                                                 : CpuVendor::kIntel;
-  NcclModelInput in;
-  try {
-    in = nccl_model_input(topo, comm, parse_nccl_version(m.nccl_version), cpu);
-  } catch (const RequestError& e) {
-    throw RequestError(fmt::format("--nccl-version: {}", e.what()));
-  }
+  NcclModelInput in = nccl_model_input(topo, comm, nccl_release(m), cpu);
   std::string tree_pattern = m.nccl_tree_pattern;
   if (!m.nccl_log.empty()) {
     const NcclGraphLog logged = read_nccl_graph_log_file(m.nccl_log);

@@ -52,6 +52,10 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
 // "--model sim, contention-free, ..." as the help lists them.
 std::vector<std::string> model_names(const std::vector<Model>& models);
 
+// --nccl-version read (RequestError naming the option otherwise): the release whose division
+// of a collective among channels, and whose tuning constants, the prediction follows.
+NcclRelease nccl_release(const ModelArgs& m);
+
 // NCCL's model inputs for this cluster: nccl_model_input() with the --nccl-* overrides applied.
 NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Communicator& comm);
 

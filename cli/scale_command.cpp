@@ -137,7 +137,7 @@ void describe(const ScaleArgs& a, const Prepared& p, const Predictor& ev, Scalin
   s.dtype = p.request.dtype;
   s.bytes = ev.size_of(p.request.count);
   s.nccl_version =
-      ev.nccl() ? std::string(to_string(ev.nccl()->input().version)) : a.model.nccl_version;
+      ev.nccl() ? nccl_release_text(ev.nccl()->input()) : a.model.nccl_version;
 }
 
 // Every candidate at `nodes` nodes, the fastest marked, and NCCL's pick. The first call also

@@ -36,7 +36,7 @@ std::string model_description(const Predictor& ev) {
   const NcclModelInput& in = ev.nccl()->input();
   const std::string graphs =
       graph_text("ring", in.ring) + graph_text("tree", in.tree) + graph_text("nvls", in.nvls);
-  return fmt::format("nccl (NCCL {} tuning model; graphs {}{}, {} CPU)", to_string(in.version),
+  return fmt::format("nccl (NCCL {} tuning model; graphs {}{}, {} CPU)", nccl_release_text(in),
                      graphs.empty() ? "none" : graphs.substr(2),
                      in.tree_pattern_is_tree ? ", tree pattern TREE" : "", to_string(in.cpu));
 }
@@ -51,7 +51,7 @@ nlohmann::ordered_json run_json(const Predictor& ev) {
   j["dtype"] = std::string(to_string(r.dtype));
   j["model"] = std::string(to_string(ev.model()));
   if (!ev.allowed().fixed()) j["select"] = std::string(to_string(ev.select()));
-  if (ev.nccl()) j["nccl_version"] = std::string(to_string(ev.nccl()->input().version));
+  if (ev.nccl()) j["nccl_version"] = nccl_release_text(ev.nccl()->input());
   return j;
 }
 
@@ -99,7 +99,7 @@ NcclTestsTable table_frame(const Predictor& ev, const std::string& command, std:
 }
 
 std::string choice_label(const Predictor& ev, const Choice& c) {
-  // CHANNELS=nccl: each size ran on the channels NCCL launches for it (nccl_launched_channels),
+  // CHANNELS=nccl: each size ran on the channels NCCL launches for it (nccl_schedule_channels),
   // which calibrate and validate derive again when they read the table back.
   const std::string channels =
       ev.nccl_channels() ? std::string("nccl") : fmt::format("{}", ev.request().channels);

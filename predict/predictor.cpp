@@ -20,8 +20,12 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
     nccl_.emplace(*s_.nccl);
   }
   candidates_ = collsim::candidates(s_.request.collective, s_.allowed);
-  if (s_.nccl_channels && is_nccl_p2p(s_.request.collective)) {
-    p2p_ = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
+  if (s_.nccl_channels) {
+    comm_.channels = s_.request.channels;
+    comm_.release = s_.release;
+    if (is_nccl_p2p(s_.request.collective)) {
+      comm_.p2p = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
+    }
   }
 }
 
@@ -30,9 +34,7 @@ Request Predictor::request(const Candidate& c, std::uint64_t count) const {
   r.algorithm = c.algorithm;
   r.protocol = c.protocol;
   r.count = count;
-  if (s_.nccl_channels) {
-    r.channels = nccl_request_channels(r, p2p_, request_bytes(r).count(), r.channels);
-  }
+  if (s_.nccl_channels) nccl_schedule_channels(r, comm_);
   return r;
 }
 

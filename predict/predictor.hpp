@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/models/nccl_channels.hpp"
 #include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_p2p.hpp"
 #include "algorithms/models/selection.hpp"
@@ -37,8 +38,10 @@ struct PredictSetup {
   // NCCL's model inputs; required for Model::kNccl and SelectPolicy::kNccl.
   std::optional<NcclModelInput> nccl;
   // request.channels is NCCL's comm->nChannels (not --channels): each size then runs on the
-  // channels NCCL launches for it (nccl_launched_channels, fewer for small sizes).
+  // channels NCCL launches for it, divided among them as `release` divides it
+  // (nccl_schedule_channels, nccl_channels.hpp).
   bool nccl_channels = false;
+  NcclRelease release = kNewestNccl;
 };
 
 struct Choice {
@@ -152,7 +155,7 @@ class Predictor {
   PredictSetup s_;
   std::vector<Candidate> candidates_;
   std::optional<NcclModel> nccl_;
-  NcclP2p p2p_;  // NCCL's p2p channels, for a p2p collective on NCCL's channel count
+  NcclCommChannels comm_;  // the communicator's channels, where it runs on NCCL's channel count
 };
 
 }  // namespace collsim

@@ -136,15 +136,30 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
   }
   const Chunking k = chunking(r);
   const std::uint64_t quantum = quantum_of(r, k);
-  const std::uint64_t quanta = r.count / quantum;
-  const std::uint64_t remainder = r.count - quanta * quantum;
+  // Where NCCL divides unevenly (Request::split) every part loses the same loops, a quantum's
+  // per-channel share each: the smallest part bounds the quanta.
+  const ChannelSplit& sp = r.split;
+  const std::uint64_t per_channel = quantum / static_cast<std::uint64_t>(std::max(1, r.channels));
+  std::uint64_t quanta = r.count / quantum;
+  if (!sp.empty()) {
+    std::uint64_t smallest = sp.lo;
+    if (sp.mids > 0) smallest = std::min(smallest, sp.mid);
+    if (sp.hi != 0) smallest = std::min(smallest, sp.hi);
+    quanta = smallest / per_channel;
+  }
   const CostParams costs = options.costs ? *options.costs : cost_params(topo);
   SimOptions sub = options;
   sub.give_up_after.reset();
   sub.give_up_live = nullptr;
   auto at = [&](std::uint64_t q) {
     Request x = r;
-    x.count = remainder + q * quantum;
+    const std::uint64_t less = (quanta - q) * per_channel;  // elements off each channel's part
+    x.count = r.count - (quanta - q) * quantum;
+    if (!sp.empty()) {
+      x.split.lo -= less;
+      if (sp.mids > 0) x.split.mid -= less;
+      if (sp.hi != 0) x.split.hi -= less;
+    }
     return x;
   };
   // NVLS and tree LL128 cut finer below some size (request.cpp): the runs start where the chunk

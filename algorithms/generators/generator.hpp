@@ -58,7 +58,11 @@ class GeneratedSource : public OpSource {
   virtual std::uint64_t scratch_elems(int /*rank*/) const { return 0; }
   std::uint64_t bytes(std::uint64_t elements) const { return elements * elem_; }
   // This request channel's part of the vector (or of each block).
-  Span channel_span(int channel) const { return split(req_.count, channels_, channel); }
+  // NCCL's uneven parts where the request has them (Request::split), near-equal ones otherwise.
+  Span channel_span(int channel) const {
+    if (req_.split.empty()) return split(req_.count, channels_, channel);
+    return {req_.split.offset(channel), req_.split.length(channel)};
+  }
 
   Request req_;
   int n_;

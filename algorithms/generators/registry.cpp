@@ -139,6 +139,14 @@ void check_request(const Request& r, const AlgorithmInfo& a) {
   if (r.channels < 1 || r.channels > 1024) {
     throw RequestError(fmt::format("channels must be between 1 and 1024, got {}", r.channels));
   }
+  const ChannelSplit& sp = r.split;
+  if (!sp.empty() && (sp.channels() != r.channels || sp.total() != r.count || sp.lo == 0 ||
+                      (sp.mids > 0 && sp.mid == 0) || sp.mids < 0)) {
+    throw RequestError(fmt::format(
+        "channel split {} + {} x {} + {} elements does not give {} channels {} elements, each a "
+        "non-empty part",
+        sp.lo, sp.mids, sp.mid, sp.hi, r.channels, r.count));
+  }
   if (r.comm.size() > (1 << 24)) {  // connection keys hold 24-bit ranks (schedule_walk.hpp)
     throw RequestError(fmt::format("at most 16777216 ranks, got {}", r.comm.size()));
   }

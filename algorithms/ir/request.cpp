@@ -19,6 +19,39 @@ std::uint64_t count_for_bytes(Collective c, Bytes size, DataType t, int ranks) {
   return is_blocked(c) ? elements / static_cast<std::uint64_t>(std::max(ranks, 1)) : elements;
 }
 
+std::uint64_t ChannelSplit::offset(int channel) const {
+  if (channel <= 0) return 0;
+  const std::uint64_t before_last = lo + mid * static_cast<std::uint64_t>(mids);
+  if (channel > mids) return before_last;
+  return lo + mid * static_cast<std::uint64_t>(channel - 1);
+}
+
+std::uint64_t ChannelSplit::length(int channel) const {
+  if (channel == 0) return lo;
+  if (channel <= mids) return mid;
+  return channel == mids + 1 ? hi : 0;
+}
+
+ChannelSplit ChannelSplit::scaled_to(std::uint64_t to) const {
+  const std::uint64_t from = total();
+  if (empty() || from == 0) return {};
+  auto scale = [&](std::uint64_t part) {
+    return static_cast<std::uint64_t>(static_cast<long double>(part) * to / from);
+  };
+  ChannelSplit s{scale(lo), mids != 0 ? scale(mid) : 0, 0, mids};
+  const std::uint64_t before_last = s.lo + s.mid * static_cast<std::uint64_t>(mids);
+  if (before_last > to || (hi != 0 && before_last == to) || s.lo == 0 ||
+      (mids != 0 && s.mid == 0)) {
+    return {};
+  }
+  if (hi != 0) {
+    s.hi = to - before_last;
+  } else {
+    s.lo += to - before_last;  // no last part: channel 0 takes the rounding
+  }
+  return s;
+}
+
 bool on_nccl_p2p_kernel(const Request& r) {
   return r.algorithm == "direct" && is_nccl_p2p(r.collective);
 }

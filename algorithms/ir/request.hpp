@@ -12,6 +12,7 @@
 //   rank r.comm = Communicator::grid(1, 8); Schedule s = plan(r); // registry.hpp
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,6 +33,28 @@ struct HostLoop {
   bool graph = false;
 };
 
+// How a collective's vector (or each block) is divided among its channels where the parts are
+// not near-equal: channel 0 takes `lo` elements, the next `mids` channels `mid` each, and the
+// last `hi` (0: no such channel). NCCL divides this way from 2.20 (nccl_channels.hpp); an empty
+// split means `channels` near-equal parts, as split() in generator.hpp cuts them.
+struct ChannelSplit {
+  std::uint64_t lo = 0;
+  std::uint64_t mid = 0;
+  std::uint64_t hi = 0;
+  int mids = 0;
+
+  bool empty() const { return lo == 0 && mids == 0 && hi == 0; }
+  int channels() const { return (lo != 0 ? 1 : 0) + mids + (hi != 0 ? 1 : 0); }
+  std::uint64_t total() const { return lo + mid * static_cast<std::uint64_t>(mids) + hi; }
+  std::uint64_t widest() const { return std::max({lo, mids != 0 ? mid : 0, hi}); }
+  std::uint64_t offset(int channel) const;  // where channel `channel`'s part starts
+  std::uint64_t length(int channel) const;  // its elements
+  // The same shape for `total` elements: every part scaled by total / this->total(), the last
+  // taking the rounding; empty where a part would come to nothing.
+  ChannelSplit scaled_to(std::uint64_t total) const;
+  friend bool operator==(const ChannelSplit&, const ChannelSplit&) = default;
+};
+
 struct Request {
   Collective collective = Collective::kAllReduce;
   std::string algorithm = "ring";
@@ -41,6 +64,7 @@ struct Request {
   std::uint64_t count = 0;        // elements; see above
   int root = 0;                   // Broadcast, Reduce, Gather, Scatter
   int channels = 1;               // NCCL channels (>= 1)
+  ChannelSplit split;             // their parts, where not near-equal (split.channels() == channels)
   std::uint64_t chunk_bytes = 0;  // 0: the protocol's default (default_chunking)
   int slices = 0;                 // slices per chunk; 0: default
   Communicator comm = Communicator::flat(1);

@@ -89,6 +89,13 @@ struct ScheduleInfo {
     return ir_channel / std::max(1, channels / std::max(1, requested_channels));
   }
   std::uint64_t count = 0;  // Request::count
+  // Elements of the largest channel's part (or of each block): NCCL's uneven division
+  // (Request::split) where it has one, count / requested_channels rounded up otherwise.
+  std::uint64_t widest_channel = 0;
+  // Every NCCL channel moves the same part (an even division, or NCCL's split into equal parts).
+  bool channels_alike() const {
+    return widest_channel * static_cast<std::uint64_t>(std::max(1, requested_channels)) == count;
+  }
   Bytes bytes;              // nccl-tests size column
   int root = 0;
   std::uint64_t chunk_bytes = 0;

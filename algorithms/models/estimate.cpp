@@ -281,6 +281,7 @@ EstimateRequest estimate_request(const ScheduleInfo& info, int nodes, const Alph
   q.nodes = nodes;
   q.bytes = info.bytes;
   q.channels = info.requested_channels;
+  q.widest_channel_bytes = info.widest_channel * element_size(info.dtype);
   q.chunk_bytes = info.chunk_bytes;
   q.slices = info.slices;
   q.piece_bytes = info.fifo.slot_payload;
@@ -307,7 +308,7 @@ Shape shape_of(const EstimateRequest& q) {
   // collectives (nccl-tests' size is then p blocks).
   u64 len = q.bytes.count();
   if (is_blocked(q.collective)) len /= static_cast<u64>(p);
-  len = ceil_div(len, ch);
+  len = q.widest_channel_bytes != 0 ? q.widest_channel_bytes : ceil_div(len, ch);
   Cut cut;
   cut.piece = std::max<u64>(1, q.piece_bytes);
   cut.chunk = std::max<u64>(1, q.chunk_bytes == 0 ? cut.piece : q.chunk_bytes);
@@ -554,7 +555,8 @@ Estimate estimate(const EstimateRequest& q) {
   const u64 ch = static_cast<u64>(std::max(1, q.channels));
   // An AllReduce's region is cut into one segment per rank; the other collectives move whole
   // blocks or the whole region.
-  const bool even = region % ch == 0 && (q.collective != Collective::kAllReduce ||
+  const bool even = region % ch == 0 &&
+                    (q.widest_channel_bytes == 0 || q.widest_channel_bytes * ch == region) && (q.collective != Collective::kAllReduce ||
                                          region / ch % static_cast<u64>(std::max(1, q.ranks)) == 0);
   const bool uniform = a.hierarchical || q.nodes <= 1 || q.cost.uniform;
   e.exact = e.exact && even && uniform && !q.cost.staged_read;

@@ -73,6 +73,10 @@ struct EstimateRequest {
   int nodes = 1;                  // ring2d, dbtree: ranks are nodes x ranks/nodes
   Bytes bytes;                    // nccl-tests' size column
   int channels = 1;               // request channels; each costs a 1/channels share of the data
+  // Bytes of the largest channel's region (of the vector, or of one rank's block) where NCCL
+  // divides unevenly (ScheduleInfo::widest_channel); 0: the 1/channels share, rounded up. The
+  // slowest channel sets the time, so the forms cost this one.
+  std::uint64_t widest_channel_bytes = 0;
   std::uint64_t chunk_bytes = 0;  // the schedule's cut (ScheduleInfo::chunk_bytes, slices)
   int slices = 1;
   std::uint64_t piece_bytes = 0;  // FIFO slot payload (ScheduleInfo::fifo.slot_payload)

@@ -83,8 +83,15 @@ double raised_tree_intra(const std::vector<double>& speeds, const NcclGraph& g, 
 
 NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclVersion v,
                                 CpuVendor cpu) {
+  return nccl_model_input(topo, comm,
+                          v == NcclVersion::k2_22 ? NcclRelease{22, 3} : kNewestNccl, cpu);
+}
+
+NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclRelease v,
+                                CpuVendor cpu) {
   NcclModelInput in;
-  in.version = v;
+  in.version = nccl_constants_for(v);
+  in.release = v;
   in.cpu = cpu;
   in.nodes = comm.node_count();
   in.ranks = comm.size();
@@ -108,6 +115,18 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
                                  : pcie_bw.gbyte_per_second() * 80.0 / 105.0;
   in.ll128 = nvlink && in.sm >= 70;
 
+  // The node's NICs and one NIC's network rate.
+  int nics = 0;
+  for (const Device& d : topo.devices()) {
+    nics += (d.kind == DeviceKind::kNic && d.node == topo.device(g0).node) ? 1 : 0;
+  }
+  double nic_gbps = 0;
+  if (const auto nic = topo.nic_of(g0)) {
+    for (LinkId l : topo.out_links(*nic)) {
+      if (is_network(topo.link(l).kind)) nic_gbps = topo.link(l).bandwidth.gbyte_per_second();
+    }
+  }
+
   NcclGraph ring;
   ring.nvlink = nvlink;
   if (in.nodes == 1) {
@@ -115,17 +134,6 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     ring.channels = channels;
     ring.bw_intra = ring.bw_inter = fastest_fitting(intra_speeds(in.sm), capacity / channels);
   } else {
-    const auto nic = topo.nic_of(g0);
-    int nics = 0;
-    for (const Device& d : topo.devices()) {
-      nics += (d.kind == DeviceKind::kNic && d.node == topo.device(g0).node) ? 1 : 0;
-    }
-    double nic_gbps = 0;
-    if (nic) {
-      for (LinkId l : topo.out_links(*nic)) {
-        if (is_network(topo.link(l).kind)) nic_gbps = topo.link(l).bandwidth.gbyte_per_second();
-      }
-    }
     ring.channels = std::max(1, std::min(nics, 32));
     ring.bw_inter = fastest_fitting(inter_speeds(in.sm), nic_gbps);
     ring.bw_intra = ring.bw_inter;

@@ -58,14 +58,25 @@ std::string_view to_string(NcclAlgo a) { return kAlgoNames[static_cast<int>(a)];
 std::string_view collsim_algorithm(NcclAlgo a) { return kCollsimNames[static_cast<int>(a)]; }
 bool is_nvls_family(NcclAlgo a) { return a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree; }
 
+NcclVersion nccl_constants_for(NcclRelease v) {
+  return v.at_least(27) ? NcclVersion::k2_30 : NcclVersion::k2_22;
+}
+
 NcclVersion parse_nccl_version(std::string_view text) {
-  if (text == "2.22" || text == "2.22.3") return NcclVersion::k2_22;
-  if (text == "2.30" || text == "2.30.7" || text == "head") return NcclVersion::k2_30;
-  throw RequestError(fmt::format("unknown NCCL version \"{}\": {}", text,
-                                 expected_one_of(text, {"2.22", "2.30"})));
+  return nccl_constants_for(parse_nccl_release(text));
 }
 
 std::string_view to_string(NcclVersion v) { return v == NcclVersion::k2_22 ? "2.22.3" : "2.30.7"; }
+
+std::string nccl_release_text(const NcclModelInput& in) {
+  const std::string constants(to_string(in.version));
+  const int constants_minor = in.version == NcclVersion::k2_22 ? 22 : 30;
+  if (in.release.minor == constants_minor &&
+      (in.release.patch < 0 || to_string(in.release) == constants)) {
+    return constants;
+  }
+  return fmt::format("{} with {}'s constants", to_string(in.release), constants);
+}
 
 std::string_view to_string(CpuVendor c) {
   return c == CpuVendor::kIntel ? "intel" : c == CpuVendor::kAmd ? "amd" : "other";

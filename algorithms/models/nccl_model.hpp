@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "algorithms/ir/types.hpp"
+#include "algorithms/models/nccl_release.hpp"
 
 namespace collsim {
 
@@ -40,10 +41,15 @@ inline constexpr int kNcclAlgoCount = 7;
 std::string_view to_string(NcclAlgo a);          // NCCL's spelling: "Tree", "Ring", "NVLS", ...
 std::string_view collsim_algorithm(NcclAlgo a);  // ours: "dbtree", "ring", "nvls", ...
 
+// The two sets of tuning constants collsim restates (docs/nccl-model.md §1.8): 2.22.3's, which
+// hold from 2.19 to 2.26, and those of 2.27 to 2.30.7.
 enum class NcclVersion { k2_22, k2_30 };
-// "2.22", "2.22.3", "2.30", "2.30.7" (and "head" for 2.30); RequestError otherwise.
+// The set a release tuned with: k2_22 before 2.27, k2_30 from it.
+NcclVersion nccl_constants_for(NcclRelease v);
+// Any release parse_nccl_release reads ("2.26.2", "head"), to its constant set; RequestError
+// otherwise.
 NcclVersion parse_nccl_version(std::string_view text);
-std::string_view to_string(NcclVersion v);
+std::string_view to_string(NcclVersion v);  // the release the set was read from: "2.22.3", "2.30.7"
 
 enum class CpuVendor { kIntel, kAmd, kOther };
 std::string_view to_string(CpuVendor c);  // "intel", "amd", "other" (--nccl-cpu)
@@ -61,6 +67,7 @@ struct NcclGraph {
 
 struct NcclModelInput {
   NcclVersion version = NcclVersion::k2_30;
+  NcclRelease release = kNewestNccl;  // how the collective is divided among channels
   int sm = 90;  // minimum compute capability x10
   int nodes = 1;
   int ranks = 1;
@@ -83,12 +90,20 @@ struct NcclFilter {
 };
 NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_list);
 
+// The release a model input is for, as the output names it: "2.30.7" or "2.22.3" where it is
+// the release the constants were read from (or names no patch of it), "2.19 with 2.22.3's
+// constants" otherwise.
+std::string nccl_release_text(const NcclModelInput& in);
+
 class Communicator;
 class Topology;
 
 // The graph inputs NCCL's search would produce on this cluster, estimated from its links
 // (nccl_graph.cpp says how, and which NCCL logs each rule reproduces). Users who have NCCL's own
 // GRAPH log lines should prefer those numbers.
+NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclRelease v,
+                                CpuVendor cpu = CpuVendor::kIntel);
+// The same for the release a constant set was read from (2.22.3 or 2.30.7).
 NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclVersion v,
                                 CpuVendor cpu = CpuVendor::kIntel);
 

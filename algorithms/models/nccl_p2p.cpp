@@ -77,17 +77,4 @@ int nccl_p2p_launched_channels(Collective c, const NcclP2p& p2p, const Communica
   return std::clamp(k * peers, 1, p2p.channels);
 }
 
-int nccl_request_channels(const Request& r, const NcclP2p& p2p, std::uint64_t bytes,
-                          int comm_channels, int floor) {
-  // One rank runs no algorithm and no channel: NCCL copies the buffer (enqueue.cc, nRanks == 1:
-  // ncclLaunchOneRank, a cudaMemcpyAsync, or for avg a kernel of at most 32 blocks), one copy
-  // through the GPU's memory (docs/gpu.md: 1.50 TB/s on an H100).
-  if (r.comm.size() == 1) return 1;
-  if (on_nccl_p2p_kernel(r)) {
-    return nccl_p2p_launched_channels(r.collective, p2p, r.comm, bytes);
-  }
-  return nccl_launched_channels(r.algorithm, r.protocol, r.comm.size(), bytes, comm_channels,
-                                floor);
-}
-
 }  // namespace collsim

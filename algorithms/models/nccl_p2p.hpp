@@ -40,11 +40,4 @@ NcclP2p nccl_p2p_shape(const Topology& topo, const Communicator& comm, int comm_
 int nccl_p2p_launched_channels(Collective c, const NcclP2p& p2p, const Communicator& comm,
                                std::uint64_t bytes);
 
-// The channels NCCL launches for `r` at nccl-tests size `bytes` on a communicator of
-// `comm_channels` (comm->nChannels) whose p2p channels are `p2p`: the p2p rule above for a
-// `direct` AllToAll, Gather, Scatter or SendRecv (what NCCL runs on its p2p kernel),
-// nccl_launched_channels (selection.hpp) for everything else, never below `floor` there.
-int nccl_request_channels(const Request& r, const NcclP2p& p2p, std::uint64_t bytes,
-                          int comm_channels, int floor = 1);
-
 }  // namespace collsim

@@ -91,31 +91,6 @@ std::optional<NcclAlgo> nccl_algo_of(std::string_view algorithm) {
   return std::nullopt;
 }
 
-int nccl_launched_channels(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
-                           int channels, int floor) {
-  const std::optional<NcclAlgo> a = nccl_algo_of(algorithm);
-  // NVLS and NVLSTree run on comm->nvlsChannels whatever the size: NCCL_NVLS_NCHANNELS, 16 by
-  // default (`src/transport/nvls.cc`).
-  if (a && is_nvls_family(*a)) return std::max(floor, 16);
-  // PAT takes the ring and tree rule (topoGetAlgoInfo's "Ring/Tree channel tuning" covers every
-  // algorithm but NVLS, NVLSTree and CollNet) at Simple's 64 B a thread.
-  if (!a || (*a != NcclAlgo::kRing && *a != NcclAlgo::kTree && *a != NcclAlgo::kPat)) {
-    return channels;
-  }
-  std::uint64_t threads = 512;
-  std::uint64_t per_thread = 64;
-  if (p == Protocol::kLL) {
-    per_thread = 8 * static_cast<std::uint64_t>(*a == NcclAlgo::kRing ? std::max(1, ranks) : 1);
-  } else if (p == Protocol::kLL128) {
-    threads = 640;
-    per_thread = 8;
-  }
-  int nc = channels;
-  const int least = std::max(1, floor);
-  while (nc > least && bytes < static_cast<std::uint64_t>(nc) * threads * per_thread) --nc;
-  return nc;
-}
-
 bool simulable(std::string_view algorithm) { return find_algorithm_or_null(algorithm) != nullptr; }
 
 AlgoChoice parse_algo_choice(std::string_view algo, std::string_view proto) {

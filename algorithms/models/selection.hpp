@@ -100,15 +100,8 @@ std::string_view nccl_protocol_name(Protocol p);
 // The NCCL algorithm of a collsim name, if NCCL has one (ring -> Ring, dbtree -> Tree, ...).
 std::optional<NcclAlgo> nccl_algo_of(std::string_view algorithm);
 
-// The channels NCCL launches for one Ring or Tree collective of `bytes` (nccl-tests' size) on a
-// communicator of `channels` (comm->nChannels): fewer while the data cannot give each of a
-// channel's threads its share, `src/enqueue.cc` topoGetAlgoInfo: nc drops by one while
-// bytes < nc x threads x threshold, with threads per channel LL 512, LL128 640, Simple 512 and
-// bytes per thread LL 8 (x ranks for Ring), LL128 8, Simple 64 (`src/graph/tuning.cc`,
-// docs/nccl-model.md §2.3). Never below `floor` (NCCL_MIN_CTAS where a table set it). NVLS and
-// NVLSTree run on NCCL_NVLS_NCHANNELS (16) channels; collsim's own algorithms keep `channels`.
-int nccl_launched_channels(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
-                           int channels, int floor = 1);
+// The channels NCCL launches for a collective, and how it divides it among them: nccl_launch
+// and nccl_channels (nccl_channels.hpp).
 
 // Crossovers: given the winner at each size of a sweep (ascending sizes), the size ranges over
 // which each candidate wins, in words:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/ir/communicator.hpp"
+#include "algorithms/models/nccl_channels.hpp"
 #include "topology/loader.hpp"
 
 namespace collsim {
@@ -78,16 +79,27 @@ TEST(NcclP2p, RequestChannelsDispatchOnTheCollective) {
   const Topology topo = load_topology("dgx-h100");
   Request r;
   r.comm = Communicator::from_topology(topo);
-  const NcclP2p p2p = nccl_p2p_shape(topo, r.comm, 24);
+  NcclCommChannels comm;
+  comm.channels = 24;
+  comm.p2p = nccl_p2p_shape(topo, r.comm, 24);
+  auto channels = [&] {
+    r.count = count_for_bytes(r.collective, Bytes(64 * kMiB), r.dtype, r.comm.size());
+    nccl_schedule_channels(r, comm);
+    return r.channels;
+  };
   r.collective = Collective::kSendRecv;
   r.algorithm = "direct";
-  EXPECT_EQ(nccl_request_channels(r, p2p, 64 * kMiB, 24), 4);
+  EXPECT_EQ(channels(), 4);
+  EXPECT_TRUE(r.split.empty());
   r.collective = Collective::kAllGather;  // collsim's own direct AllGather keeps its channels
-  EXPECT_EQ(nccl_request_channels(r, p2p, 64 * kMiB, 24), 24);
+  EXPECT_EQ(channels(), 24);
   r.collective = Collective::kAllReduce;
   r.algorithm = "ring";
   r.protocol = Protocol::kSimple;
-  EXPECT_EQ(nccl_request_channels(r, p2p, 64 * kMiB, 24), 24);
+  EXPECT_EQ(channels(), 24);
+  // One rank: NCCL copies the buffer, on one channel.
+  r.comm = Communicator::flat(1);
+  EXPECT_EQ(channels(), 1);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "algorithms/models/nccl_channels.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -226,10 +227,10 @@ TEST(Selection, NcclLaunchesFewerChannelsForSmallSizes) {
   // Simple: 512 x 64 B = 32 KiB per channel.
   EXPECT_EQ(nccl_launched_channels("ring", Protocol::kSimple, 8, 4 << 20, 64), 64);
   EXPECT_EQ(nccl_launched_channels("ring", Protocol::kSimple, 8, 65536, 64), 2);
-  // NCCL_MIN_CTAS is a floor; collsim's own algorithms keep their count; NVLS runs on 16.
-  EXPECT_EQ(nccl_launched_channels("ring", Protocol::kLL, 8, 64, 24, 4), 4);
+  // collsim's own algorithms keep their count; NVLS and NVLSTree run on the communicator's
+  // NVLS channels whatever the size (the caller passes comm->nvlsChannels).
   EXPECT_EQ(nccl_launched_channels("bintree", Protocol::kLL, 8, 64, 24), 24);
-  EXPECT_EQ(nccl_launched_channels("nvls", Protocol::kSimple, 8, 64, 24), 16);
+  EXPECT_EQ(nccl_launched_channels("nvls", Protocol::kSimple, 8, 64, 16), 16);
   EXPECT_EQ(nccl_launched_channels("nvls_tree", Protocol::kSimple, 16, 1 << 30, 16), 16);
 }
 

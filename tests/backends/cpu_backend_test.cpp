@@ -152,6 +152,60 @@ TEST(CpuBackend, TopologyAwareGeneratorsOnMultiNodeLayouts) {
   }
 }
 
+// NCCL's uneven division among channels (Request::split, nccl_channels.hpp): the channel that
+// takes four times another's part, and the last one's short remainder, still compute the right
+// result with every algorithm NCCL divides.
+TEST(CpuBackend, NcclsUnevenChannelSplits) {
+  CpuBackend cpu;
+  struct Case {
+    const char* algorithm;
+    Collective collective;
+    Communicator comm;
+  };
+  const Case cases[] = {{"ring", Collective::kAllReduce, Communicator::grid(2, 3)},
+                        {"ring", Collective::kAllGather, Communicator::flat(5)},
+                        {"ring", Collective::kReduceScatter, Communicator::flat(4)},
+                        {"ring", Collective::kBroadcast, Communicator::flat(4)},
+                        {"ring", Collective::kReduce, Communicator::flat(4)},
+                        {"dbtree", Collective::kAllReduce, Communicator::grid(3, 2)},
+                        {"pat", Collective::kAllGather, Communicator::grid(4, 1)},
+                        {"pat", Collective::kReduceScatter, Communicator::grid(4, 1)},
+                        {"nvls", Collective::kAllReduce, Communicator::flat(4)},
+                        {"nvls_tree", Collective::kAllReduce, Communicator::grid(2, 4)}};
+  for (const Case& c : cases) {
+    Request r;
+    r.algorithm = c.algorithm;
+    r.collective = c.collective;
+    r.comm = c.comm;
+    r.count = 1001;
+    r.channels = 4;
+    r.split = {401, 250, 100, 2};
+    r.root = 1;
+    const std::string a = c.algorithm;
+    r.protocol = a == "pat" || a.starts_with("nvls") ? Protocol::kSimple : Protocol::kLL;
+    r.chunk_bytes = 256;
+    const VerifyResult v = verify(cpu, plan(r), 3);
+    EXPECT_TRUE(v.ok) << c.algorithm << " " << to_string(c.collective) << ": " << v.message;
+  }
+}
+
+// A split whose parts do not add up to the request is refused before anything is generated.
+TEST(CpuBackend, InconsistentSplitsAreRefused) {
+  Request r;
+  r.count = 100;
+  r.channels = 3;
+  r.comm = Communicator::flat(4);
+  r.split = {10, 20, 30, 1};
+  try {
+    (void)plan(r);
+    FAIL() << "planned a split of 60 elements for a request of 100";
+  } catch (const RequestError& e) {
+    EXPECT_STREQ(e.what(),
+                 "channel split 10 + 1 x 20 + 30 elements does not give 3 channels 100 elements, "
+                 "each a non-empty part");
+  }
+}
+
 TEST(CpuBackend, ReportsTimesAndCounts) {
   Request r;
   r.count = 1 << 16;

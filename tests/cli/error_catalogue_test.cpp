@@ -38,7 +38,8 @@ const std::vector<BadCall> kCatalogue = {
     {"predict dgx-h100 --op allreduce --bytes 1M --model magic", 2,
      "collsim: --model: magic not in {sim,contention-free,alpha-beta,nccl}"},
     {"predict dgx-h100 --op allreduce --bytes 1M --nccl-version 1.0", 1,
-     "collsim: --nccl-version: unknown NCCL version \"1.0\": expected one of 2.22, 2.30"},
+     "collsim: --nccl-version: unknown NCCL version \"1.0\": expected a release such as 2.26 or "
+     "2.26.2, from 2.0 to 2.30.7 (the newest collsim models), or head"},
     {"predict dgx-h100 --op allreduce --bytes 1M --costs /nonexistent.yaml", 1,
      "collsim: /nonexistent.yaml: cannot open the costs file"},
     {"predict dgx-h100 --op broadcast --bytes 1M --root 9", 1,

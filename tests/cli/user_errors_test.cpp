@@ -47,8 +47,9 @@ TEST(UserErrors, OneLineAndExitOne) {
       {"sweep dgx-h100 --op allreduce --model nccl --nccl-graph ring=8",
        "collsim: --nccl-graph: expected NAME=CHANNELSxGBPS[/INTER_GBPS] with NAME ring, tree or "
        "nvls (e.g. ring=8x24,tree=8x24), got \"ring=8\"\n"},
-      {"predict dgx-h100 --op allreduce --bytes 1M --model nccl --nccl-version 2.19",
-       "collsim: --nccl-version: unknown NCCL version \"2.19\": expected one of 2.22, 2.30\n"},
+      {"predict dgx-h100 --op allreduce --bytes 1M --model nccl --nccl-version 2.31",
+       "collsim: --nccl-version: unknown NCCL version \"2.31\": expected a release such as 2.26 "
+       "or 2.26.2, from 2.0 to 2.30.7 (the newest collsim models), or head\n"},
       {"predict dgx-h100 --op allreduce --bytes 1M --model nccl --algo rhd",
        "collsim: --model nccl: NCCL has no algorithm \"rhd\"; NCCL's are ring, dbtree (Tree), "
        "nvls, nvls_tree, pat, collnet_direct, collnet_chain\n"},

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "algorithms/generators/registry.hpp"
+#include "algorithms/models/nccl_channels.hpp"
 #include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/selection.hpp"
 #include "predict/predict.hpp"

@@ -107,6 +107,40 @@ TEST(SteadyState, ExtendedRunsMatchTheFullSimulation) {
       cases, engaged, exact, worst);
 }
 
+// NCCL's uneven division among channels (Request::split): every part loses the same loops, the
+// smallest part bounds the quanta, and the extended run still matches the full one.
+TEST(SteadyState, UnevenChannelSplitsExtendExactly) {
+  const Topology topo = load_topology("h100-2node-ib", LoadOptions{2});
+  for (const auto& [coll, proto] : std::vector<std::pair<Collective, Protocol>>{
+           {Collective::kAllReduce, Protocol::kLL128}, {Collective::kAllGather, Protocol::kSimple}}) {
+    Request r;
+    r.collective = coll;
+    r.algorithm = "ring";
+    r.protocol = proto;
+    r.channels = 4;
+    r.comm = Communicator::from_topology(topo);
+    Request sized = r;
+    sized.count = 1 << 30;
+    // A channel's quantum: its chunk, cut into a block per rank for AllReduce.
+    std::uint64_t per_channel = chunking(sized).chunk_bytes / element_size(r.dtype);
+    if (!is_blocked(coll)) per_channel *= static_cast<std::uint64_t>(r.comm.size());
+    // Channel 0 a little wider, two middle channels, and a last one 2.5 times as wide (NCCL's
+    // overflow gives the last channel the rest), none a whole number of quanta.
+    r.split = {130 * per_channel + 7, 120 * per_channel + 5, 300 * per_channel + 11, 2};
+    r.count = r.split.total();
+    const std::string what = fmt::format("{} {}", to_string(coll), to_string(proto));
+    SteadyState how;
+    const std::optional<Result> ext = simulate_steady(r, topo, SimOptions{}, &how, 1);
+    ASSERT_TRUE(ext) << what;
+    EXPECT_EQ(how.quanta, 120u) << what;
+    const Result full = simulate(plan(r), topo, SimOptions{});
+    const double err = std::abs(static_cast<double>(ext->total.ps() - full.total.ps())) /
+                       static_cast<double>(full.total.ps());
+    EXPECT_LE(err, kSteadyBound) << what;
+    EXPECT_EQ(bytes_by_link(*ext), bytes_by_link(full)) << what;
+  }
+}
+
 // predict() names the shortcut, and a run that has to beat a time it cannot beat is given up
 // without a full simulation.
 TEST(SteadyState, PredictNamesItAndGivesUp) {

@@ -1,0 +1,84 @@
+// The channels NCCL runs one collective on, and how much of the vector each one moves, release
+// by release (docs/nccl-model.md §2.3; `src/enqueue.cc` at each tag named below).
+//
+//   NcclLaunch l = nccl_launch("dbtree", Protocol::kLL, 16, 65536, 32, parse_nccl_release("2.26"));
+//   // l.channels == 16: topoGetAlgoInfo's count, l.threads == 640
+//   NcclChannels c = nccl_channels(release, request, l, 32);
+//   // 2.26: c.channels == 16, c.split == {4 KiB of f32 on each}; 2.24: 8 channels of 8 KiB
+//
+// Two steps, as NCCL takes them:
+//  1. topoGetAlgoInfo (every release): starting from comm->nChannels, one channel fewer while
+//     the size gives each thread of each channel less than its threshold (bytes per thread: LL 8,
+//     times the ranks for Ring; LL128 8; Simple 64), then half the threads (in whole 128s) while
+//     one channel still gives too little; NVLS and NVLSTree take comm->nvlsChannels whatever the
+//     size. NCCL_MIN_CTAS and NCCL_MIN_NCHANNELS raise comm->nChannels only: a small collective
+//     still runs on fewer (`src/graph/connect.cc`, the loop has no floor).
+//  2. How the vector is divided among channels, which NCCL rewrote four times:
+//     - up to 2.19: every one of those channels takes a near-equal part (the kernel strides
+//       over them);
+//     - 2.20, 2.21 (addCBDCollToPlan): parts of the vector's 1/n, rounded up to the protocol's
+//       alignment (Simple 4096 B, LL 8 B a thread, LL128 480 B a warp); the last channel takes
+//       what is left, so fewer channels may get work;
+//     - from 2.22 (scheduleCollTasksToPlan): by traffic (twice the bytes for AllReduce, the
+//       ranks times the block for AllGather and ReduceScatter, the bytes otherwise) in whole
+//       cells, at least MinTrafficPerChannel of traffic to a channel: 512 B in 2.22, 16 KiB from
+//       2.23, 32 KiB from 2.29, where the traffic per channel is the total's 1/n rounded to 16 B
+//       rather than raised to the minimum; from 2.26 LL's traffic counts four times, the
+//       collective's and a cell's, so its cells are a quarter as large and its minimum part a
+//       quarter as many bytes. Channel 0 takes the first part, the next ones equal middle parts,
+//       the last what remains (where that would need more than comm->nChannels, the middle
+//       parts grow to fit). The minimum leaves fewer channels with work than step 1's n at
+//       small sizes.
+//     CollNet keeps step 1's channels with equal parts; point-to-point collectives have their
+//     own rule (nccl_p2p.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "algorithms/ir/request.hpp"
+#include "algorithms/ir/types.hpp"
+#include "algorithms/models/nccl_p2p.hpp"
+#include "algorithms/models/nccl_release.hpp"
+
+namespace collsim {
+
+struct NcclLaunch {
+  int channels = 1;  // topoGetAlgoInfo's nMaxChannels for the collective
+  int threads = 0;   // its threads per channel (nWarps x 32), as the division in 2.20-2.21 uses
+};
+
+// Step 1 for a Ring, Tree, PAT, NVLS or NVLSTree collective of `bytes` (nccl-tests' size) on
+// `ranks` ranks of a communicator with `comm_channels` channels (comm->nvlsChannels for NVLS and
+// NVLSTree). Any other algorithm keeps `comm_channels`.
+NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
+                       int comm_channels, NcclRelease v = kNewestNccl);
+
+// Step 1's channel count alone.
+int nccl_launched_channels(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
+                           int comm_channels, NcclRelease v = kNewestNccl);
+
+struct NcclChannels {
+  int channels = 1;    // channels with work
+  ChannelSplit split;  // their parts; empty where they are near-equal
+};
+
+// Step 2 for request `r` (collective, protocol, dtype, count, ranks), launched as `l`, on a
+// communicator of `comm_channels` (comm->nvlsChannels for NVLS and NVLSTree).
+NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l,
+                           int comm_channels);
+
+// The communicator a collective runs on, as far as its channels go.
+struct NcclCommChannels {
+  int channels = 1;        // comm->nChannels (NCCL_MIN/MAX_NCHANNELS and _CTAS applied)
+  int nvls_channels = 16;  // comm->nvlsChannels: NCCL_NVLS_NCHANNELS within NCCL_MIN/MAX_CTAS
+  NcclP2p p2p;             // its point-to-point channels (nccl_p2p.hpp)
+  NcclRelease release = kNewestNccl;
+};
+
+// Sets r.channels and r.split to what NCCL runs `r` on at its size: one rank runs no channel
+// (NCCL copies the buffer), a `direct` AllToAll, Gather, Scatter or SendRecv the p2p rule
+// (nccl_p2p_launched_channels), every other collective the two steps above.
+void nccl_schedule_channels(Request& r, const NcclCommChannels& comm);
+
+}  // namespace collsim

@@ -1,0 +1,181 @@
+// How NCCL divides one collective among its channels, release by release
+// (algorithms/models/nccl_channels.hpp). Every expected split is worked by hand, in the comment
+// above it, from NCCL's code at the tag the release names (`src/enqueue.cc`).
+#include "algorithms/models/nccl_channels.hpp"
+
+#include <gtest/gtest.h>
+
+#include "algorithms/models/nccl_model.hpp"
+#include "topology/error.hpp"
+
+namespace collsim {
+namespace {
+
+TEST(NcclRelease, ReadsReleasesAsNcclPrintsThem) {
+  EXPECT_EQ(parse_nccl_release("2.26.2+cuda12.8"), (NcclRelease{26, 2}));
+  EXPECT_EQ(parse_nccl_release("2.22.3-1"), (NcclRelease{22, 3}));
+  EXPECT_EQ(parse_nccl_release("2.19"), (NcclRelease{19, -1}));
+  EXPECT_EQ(parse_nccl_release("2.30.9"), (NcclRelease{30, 9}));
+  EXPECT_EQ(parse_nccl_release("head"), kNewestNccl);
+  EXPECT_EQ(to_string(NcclRelease{26, 2}), "2.26.2");
+  EXPECT_EQ(to_string(parse_nccl_release("2.26")), "2.26");
+  for (const char* bad : {"1.0", "2", "2.", "2.31", "2.26.x", "2.26.2abc", "", "v2.26"}) {
+    EXPECT_THROW(parse_nccl_release(bad), RequestError) << bad;
+  }
+  EXPECT_TRUE((NcclRelease{26, 2}).at_least(26));
+  EXPECT_FALSE((NcclRelease{25, 9}).at_least(26));
+}
+
+// The tuning model's constant set nearest to each release (docs/nccl-model.md §1.8).
+TEST(NcclRelease, TakesTheNearestConstantSet) {
+  EXPECT_EQ(nccl_constants_for({19, 3}), NcclVersion::k2_22);
+  EXPECT_EQ(nccl_constants_for({26, 6}), NcclVersion::k2_22);
+  EXPECT_EQ(nccl_constants_for({27, 0}), NcclVersion::k2_30);
+  EXPECT_EQ(parse_nccl_version("2.29.2"), NcclVersion::k2_30);
+}
+
+// An f32 AllReduce on 16 ranks (two nodes of 8) of `bytes`, `algorithm`/`protocol`.
+Request all_reduce(const char* algorithm, Protocol p, std::uint64_t bytes, int ranks = 16) {
+  Request r;
+  r.collective = Collective::kAllReduce;
+  r.algorithm = algorithm;
+  r.protocol = p;
+  r.dtype = DataType::kF32;
+  r.count = bytes / 4;
+  r.comm = Communicator::grid(ranks / 8 > 0 ? ranks / 8 : 1, ranks < 8 ? ranks : 8);
+  return r;
+}
+
+NcclChannels split(const char* release, const Request& r, int comm_channels) {
+  const NcclRelease v = parse_nccl_release(release);
+  const NcclLaunch l = nccl_launch(r.algorithm, r.protocol, r.comm.size(),
+                                   r.count * 4 * (is_blocked(r.collective) ? r.comm.size() : 1),
+                                   comm_channels, v);
+  return nccl_channels(v, r, l, comm_channels);
+}
+
+ChannelSplit parts(std::uint64_t lo, std::uint64_t mid, int mids, std::uint64_t hi) {
+  return {lo / 4, mid / 4, hi / 4, mids};
+}
+
+// Tree LL, 64 KiB, on a communicator of 32 channels. topoGetAlgoInfo: 4 KiB a channel (512
+// threads x 8 B), so nc = 16 whatever the release.
+TEST(NcclChannels, TreeLlAt64KiBFollowsEachRelease) {
+  const Request r = all_reduce("dbtree", Protocol::kLL, 64 << 10);
+  // Up to 2.19 the kernel strides over all 16: near-equal parts, no split.
+  NcclChannels c = split("2.19.3", r, 32);
+  EXPECT_EQ(c.channels, 16);
+  EXPECT_TRUE(c.split.empty());
+  // 2.20: 64 KiB / 16 = 4 KiB (1024 f32), already a multiple of LL's 8 B x 512 threads.
+  c = split("2.20.3", r, 32);
+  EXPECT_EQ(c.channels, 16);
+  EXPECT_EQ(c.split, parts(4096, 4096, 14, 4096));
+  // 2.22: traffic 128 KiB, 8 KiB a channel (above the 512 B minimum), 16 B cells of 32 B of
+  // traffic: 256 cells a channel, 4096 cells: lo 256, 15 more, the last of which is hi.
+  c = split("2.22.3", r, 32);
+  EXPECT_EQ(c.channels, 16);
+  EXPECT_EQ(c.split, parts(4096, 4096, 14, 4096));
+  // 2.24: a channel gets at least 16 KiB of traffic: cells of 16 KiB / 2 = 8 KiB, one cell a
+  // channel, 8 cells: 8 channels of 8 KiB.
+  c = split("2.24.3", r, 32);
+  EXPECT_EQ(c.channels, 8);
+  EXPECT_EQ(c.split, parts(8192, 8192, 6, 8192));
+  // 2.26: LL's traffic counts four times, the collective's (512 KiB, 32 KiB a channel) and a
+  // cell's (16 KiB / 8 = 2 KiB cells of 16 KiB of traffic): two cells a channel, 16 channels of
+  // 4 KiB.
+  c = split("2.26.2", r, 32);
+  EXPECT_EQ(c.channels, 16);
+  EXPECT_EQ(c.split, parts(4096, 4096, 14, 4096));
+  // 2.29: 32 KiB of traffic at least; 128 KiB / 16 = 8 KiB a channel, cells of 32 KiB / 8 =
+  // 4 KiB (one a channel): 16 channels of 4 KiB.
+  c = split("2.29.2", r, 32);
+  EXPECT_EQ(c.channels, 16);
+  EXPECT_EQ(c.split, parts(4096, 4096, 14, 4096));
+}
+
+// 2.26, Tree LL, 256 KiB on 32 channels: nc = 32 (4 KiB a channel); 2 MiB of LL traffic, 64 KiB
+// a channel; 2 KiB cells of 16 KiB of traffic, four a channel: 32 channels of 8 KiB. LL's
+// fourfold traffic changes the cell, not the parts.
+TEST(NcclChannels, LlTrafficCountsFourTimesFrom2_26) {
+  const NcclChannels c = split("2.26.2", all_reduce("dbtree", Protocol::kLL, 256 << 10), 32);
+  EXPECT_EQ(c.channels, 32);
+  EXPECT_EQ(c.split, parts(8192, 8192, 30, 8192));
+  EXPECT_EQ(c.split.total(), (256u << 10) / 4);
+  // Where the minimum binds it binds in LL's traffic: 2.26, Tree LL, 8 KiB: nc = 2 (4 KiB a
+  // channel), 64 KiB of traffic, 32 KiB a channel (above the 16 KiB minimum): two 2 KiB cells a
+  // channel, 2 channels of 4 KiB; Simple's 8 KiB cells (16 KiB minimum) give one channel.
+  EXPECT_EQ(split("2.26.2", all_reduce("dbtree", Protocol::kLL, 8 << 10), 32).split,
+            parts(4096, 0, 0, 4096));
+  EXPECT_EQ(split("2.26.2", all_reduce("dbtree", Protocol::kSimple, 8 << 10), 32).split,
+            parts(8192, 0, 0, 0));
+}
+
+// 2.20 rounds each channel's 1/n up to LL's alignment (8 B x 512 threads of f32: 1024
+// elements): 10 KiB on nc = 2 gives 5 KiB (1280 f32), rounded to 2048, and the last channel the
+// 512 left.
+TEST(NcclChannels, Release2_20RoundsToTheProtocolsAlignment) {
+  const NcclChannels c = split("2.20.3", all_reduce("dbtree", Protocol::kLL, 10 << 10), 32);
+  EXPECT_EQ(c.channels, 2);
+  EXPECT_EQ(c.split, parts(8192, 0, 0, 2048));
+}
+
+// AllGather counts the traffic of every rank's block. 2.26, Ring LL on 8 ranks, 256 KiB in all
+// (32 KiB a rank): Ring LL's threshold is 8 B x 8 ranks a thread, 32 KiB a channel: nc = 8.
+// Traffic 8 x 32 KiB x 4 (LL) = 1 MiB, 128 KiB a channel; cells of 16 KiB / (8 x 4) = 512 B of
+// each block, 16 KiB of traffic each: 8 a channel, 64 cells: 8 channels of 4 KiB of each block.
+TEST(NcclChannels, AllGatherDividesEveryBlock) {
+  Request r;
+  r.collective = Collective::kAllGather;
+  r.algorithm = "ring";
+  r.protocol = Protocol::kLL;
+  r.count = (32 << 10) / 4;
+  r.comm = Communicator::flat(8);
+  const NcclChannels c = split("2.26.2", r, 16);
+  EXPECT_EQ(c.channels, 8);
+  EXPECT_EQ(c.split, parts(4096, 4096, 6, 4096));
+}
+
+// NVLS divides too, over comm->nvlsChannels: 2.26, 64 KiB on 8 GPUs of one node, 16 NVLS
+// channels: 16 KiB of traffic a channel, 8 KiB cells: 8 channels.
+TEST(NcclChannels, NvlsDividesOverItsOwnChannels) {
+  Request r = all_reduce("nvls", Protocol::kSimple, 64 << 10, 8);
+  r.comm = Communicator::flat(8);
+  const NcclChannels c = split("2.26.2", r, 16);
+  EXPECT_EQ(c.channels, 8);
+  EXPECT_EQ(c.split, parts(8192, 8192, 6, 8192));
+}
+
+// A communicator of one channel puts everything on it; a size that is not a whole number of
+// cells leaves the last cell short.
+TEST(NcclChannels, OneChannelAndShortCells) {
+  NcclChannels c = split("2.29.2", all_reduce("ring", Protocol::kSimple, 1 << 20), 1);
+  EXPECT_EQ(c.channels, 1);
+  EXPECT_EQ(c.split, parts(1 << 20, 0, 0, 0));
+  // 2.24, Ring Simple, 100 000 B: nc = 3 (32 KiB a channel), 200 000 B of traffic, 66 666 a
+  // channel; cells of 8 KiB (16 KiB of traffic): 13, ceil(66 666 / 16 384) = 5 a channel: lo 5,
+  // one middle channel of 5, and the last 3 less what the 13th cell lacks.
+  c = split("2.24.3", all_reduce("ring", Protocol::kSimple, 100000), 32);
+  EXPECT_EQ(c.channels, 3);
+  EXPECT_EQ(c.split, parts(5 * 8192, 5 * 8192, 1, 100000 - 10 * 8192));
+}
+
+// A split scaled to another size keeps its shape, the last part taking the rounding; a size
+// too small for every part to keep an element gives the near-equal parts back.
+TEST(NcclChannels, SplitsScaleWithTheSize) {
+  const ChannelSplit s{100, 50, 300, 2};
+  EXPECT_EQ(s.scaled_to(1000), (ChannelSplit{200, 100, 600, 2}));
+  EXPECT_EQ(s.scaled_to(1001), (ChannelSplit{200, 100, 601, 2}));
+  EXPECT_EQ(s.scaled_to(1001).total(), 1001u);
+  EXPECT_TRUE(s.scaled_to(3).empty());
+  EXPECT_EQ((ChannelSplit{40, 20, 0, 3}).scaled_to(51), (ChannelSplit{21, 10, 0, 3}));
+}
+
+// collsim's own algorithms, CollNet and point-to-point collectives keep their channels.
+TEST(NcclChannels, OnlyNcclsDividedAlgorithmsSplit) {
+  const NcclChannels c = split("2.26.2", all_reduce("bintree", Protocol::kLL, 64 << 10), 24);
+  EXPECT_EQ(c.channels, 24);
+  EXPECT_TRUE(c.split.empty());
+}
+
+}  // namespace
+}  // namespace collsim
