@@ -160,6 +160,14 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     if (in.nodes > 1) {
       nvls.channels = std::max(1, std::min(ppn, ring.channels));
       nvls.bw_inter = ring.bw_inter;
+      // More NICs than GPUs: NCCL fuses the ports a GPU shares into one virtual NIC
+      // (NCCL_IB_MERGE_NICS, on by default, `src/transport/net_ib.cc`), so each head's network
+      // speed is its share of the node's ports: 16 x 200 Gb/s for 8 H100 gives 50 GB/s a head,
+      // where one port's 25 GB/s made NCCL's model rank NVLSTree below the ring on OCI's
+      // BM.GPU.H100.8, which measured NVLSTree's bandwidth.
+      if (nics > ppn) {
+        nvls.bw_inter = fastest_fitting(inter_speeds(in.sm), nic_gbps * nics / ppn);
+      }
     }
     in.nvls = nvls;
   }
