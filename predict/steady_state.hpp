@@ -10,8 +10,9 @@
 // the vector (`SteadyState::quantum` elements: channels x chunk x the blocks a channel's share
 // is cut into, ranks for a ring, a node's GPUs for NVLS, the two trees of a tree; per rank
 // block for AllGather-like collectives; where NCCL divides the vector unevenly, Request::split,
-// the same share off every channel's part, so the smallest part bounds the quanta) leaves every op's remainder and every piece's route as
-// they were and removes the same pipelined loops everywhere. Once the pipeline has filled,
+// the same share off every channel's part, so the smallest part bounds the quanta) leaves every
+// op's remainder and every piece's route as they were and removes the same pipelined loops
+// everywhere. Once the pipeline has filled,
 // each further quantum adds the same time: the total is affine in the quanta, and so is every
 // link's byte count (exactly: bytes are counted, not timed).
 //

@@ -167,10 +167,11 @@ RankSymmetry rank_symmetry(const Schedule& s, const Topology& topo, const std::v
     if (!shared_links || periods_apart(k, p)) return RankSymmetry{p, {}};
     alike.push_back(p);
   }
-  // Folded links stand each period's flows in for every other's on a shared link. Where NCCL's
-  // division gives the channels unequal parts (Request::split), that drifted 1.1-1.5 % from the
-  // full simulation on one dgx-h100 node at 24 channels, far beyond the roundings above
-  // (channel_fold_test.cpp, UnevenSplitsFoldExactly): those are simulated in full.
+  // Folded links stand each period's flows in for every other's on a shared link. Where the
+  // channels carry unequal parts (NCCL's division, Request::split, or a count the channels do
+  // not divide), that drifted 1.1-1.5 % from the full simulation on one dgx-h100 node at 24
+  // channels, far beyond the roundings of symmetry.hpp (channel_fold_test.cpp,
+  // UnevenSplitsFoldExactly): those are simulated in full.
   if (!s.info().channels_alike()) return none;
   for (int p : alike) {
     std::vector<std::int32_t> rep = link_orbits(k, p);

@@ -15,6 +15,8 @@
 //     connection (r + P, c)'s" names one image for every link and never the same image for
 //     two, and following it from any link comes back after exactly N / P shifts (no link is
 //     its own image after fewer, as a core link carrying every period's traffic would be).
+//  5. (folded links only, below) every NCCL channel carries an equal part
+//     (ScheduleInfo::channels_alike).
 // Then every event of rank r has a twin for rank r + P at the same instant, and the simulator
 // runs ranks [0, P) only; the connection from rank P - 1 to rank P (period 1) closes the period
 // on itself: rank 0 receives it.

@@ -60,9 +60,9 @@ ScheduleInfo make_info(const Request& r, int ir_channels) {
   i.channels = ir_channels;
   i.requested_channels = r.channels;
   i.count = r.count;
-  i.widest_channel = r.split.empty() ? ceil_div(r.count, static_cast<std::uint64_t>(
-                                                             std::max(1, r.channels)))
-                                     : r.split.widest();
+  i.widest_channel = r.split.empty()
+                         ? ceil_div(r.count, static_cast<std::uint64_t>(std::max(1, r.channels)))
+                         : r.split.widest();
   i.bytes = request_bytes(r);
   i.root = r.root;
   const Chunking k = chunking(r);

@@ -64,7 +64,7 @@ struct Request {
   std::uint64_t count = 0;        // elements; see above
   int root = 0;                   // Broadcast, Reduce, Gather, Scatter
   int channels = 1;               // NCCL channels (>= 1)
-  ChannelSplit split;             // their parts, where not near-equal (split.channels() == channels)
+  ChannelSplit split;             // their parts where not near-equal (split.channels() == channels)
   std::uint64_t chunk_bytes = 0;  // 0: the protocol's default (default_chunking)
   int slices = 0;                 // slices per chunk; 0: default
   Communicator comm = Communicator::flat(1);

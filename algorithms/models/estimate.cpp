@@ -555,9 +555,10 @@ Estimate estimate(const EstimateRequest& q) {
   const u64 ch = static_cast<u64>(std::max(1, q.channels));
   // An AllReduce's region is cut into one segment per rank; the other collectives move whole
   // blocks or the whole region.
-  const bool even = region % ch == 0 &&
-                    (q.widest_channel_bytes == 0 || q.widest_channel_bytes * ch == region) && (q.collective != Collective::kAllReduce ||
-                                         region / ch % static_cast<u64>(std::max(1, q.ranks)) == 0);
+  const bool equal_parts =
+      region % ch == 0 && (q.widest_channel_bytes == 0 || q.widest_channel_bytes * ch == region);
+  const bool even = equal_parts && (q.collective != Collective::kAllReduce ||
+                                    region / ch % static_cast<u64>(std::max(1, q.ranks)) == 0);
   const bool uniform = a.hierarchical || q.nodes <= 1 || q.cost.uniform;
   e.exact = e.exact && even && uniform && !q.cost.staged_read;
   return e;

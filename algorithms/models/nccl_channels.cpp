@@ -82,8 +82,8 @@ ChannelSplit traffic_parts(NcclRelease v, const Request& r, const NcclLaunch& l,
   u64 cells_per_channel = std::min(cells, div_up(per_channel, cell_traffic));
   u64 lo = cells;
   if (max_channels > 1) {
-    lo = std::min(cells, v.at_least(23) ? div_up(per_channel, cell_traffic)
-                                        : per_channel / cell_traffic);
+    lo = std::min(cells,
+                  v.at_least(23) ? div_up(per_channel, cell_traffic) : per_channel / cell_traffic);
   }
   u64 mids = (cells - lo) / std::max<u64>(1, cells_per_channel);
   u64 hi = (cells - lo) % std::max<u64>(1, cells_per_channel);
@@ -165,8 +165,8 @@ NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l,
   const bool divided = a && (*a == NcclAlgo::kRing || *a == NcclAlgo::kTree ||
                              *a == NcclAlgo::kPat || is_nvls_family(*a));
   if (!divided || r.count == 0 || !v.at_least(20)) return out;
-  out.split = v.at_least(22) ? traffic_parts(v, r, l, comm_channels)
-                             : aligned_parts(r, l, comm_channels);
+  out.split =
+      v.at_least(22) ? traffic_parts(v, r, l, comm_channels) : aligned_parts(r, l, comm_channels);
   out.channels = out.split.channels();
   return out;
 }

@@ -65,8 +65,7 @@ struct NcclChannels {
 
 // Step 2 for request `r` (collective, protocol, dtype, count, ranks), launched as `l`, on a
 // communicator of `comm_channels` (comm->nvlsChannels for NVLS and NVLSTree).
-NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l,
-                           int comm_channels);
+NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l, int comm_channels);
 
 // The communicator a collective runs on, as far as its channels go.
 struct NcclCommChannels {

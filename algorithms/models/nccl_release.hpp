@@ -23,8 +23,9 @@ struct NcclRelease {
 // The newest release collsim models (the constants of docs/nccl-model.md §1.4, HEAD = 2.30.7).
 inline constexpr NcclRelease kNewestNccl{30, 7};
 
-// "2.26", "2.26.2", "2.26.2+cuda12.8", "2.26.2-1" or "head" (the newest). RequestError for anything else, and for a minor version
-// after the newest (collsim does not know what it changed).
+// "2.26", "2.26.2", "2.26.2+cuda12.8", "2.26.2-1" or "head" (the newest). RequestError for
+// anything else, and for a minor version after the newest (collsim does not know what it
+// changed).
 NcclRelease parse_nccl_release(std::string_view text);
 std::string to_string(NcclRelease v);  // "2.26.2", or "2.26" without a patch
 

@@ -48,9 +48,9 @@ Request all_reduce(const char* algorithm, Protocol p, std::uint64_t bytes, int r
 
 NcclChannels split(const char* release, const Request& r, int comm_channels) {
   const NcclRelease v = parse_nccl_release(release);
-  const NcclLaunch l = nccl_launch(r.algorithm, r.protocol, r.comm.size(),
-                                   r.count * 4 * (is_blocked(r.collective) ? r.comm.size() : 1),
-                                   comm_channels, v);
+  const NcclLaunch l =
+      nccl_launch(r.algorithm, r.protocol, r.comm.size(),
+                  r.count * 4 * (is_blocked(r.collective) ? r.comm.size() : 1), comm_channels, v);
   return nccl_channels(v, r, l, comm_channels);
 }
 
