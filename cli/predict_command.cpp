@@ -8,10 +8,14 @@
 //   nccl             NCCL's own tuning model (ring, dbtree and NCCL's NVLS/PAT/...)
 // With --algo/--proto auto the choice is made by --select (evaluator.hpp) and printed.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
@@ -21,6 +25,38 @@
 namespace collsim {
 
 namespace {
+
+// NCCL's division of `r` among its channels (Request::split) as (channels, bytes of each) runs,
+// equal neighbours merged; bytes of the vector, or of each rank's block for AllGather-like
+// collectives.
+std::vector<std::pair<int, std::uint64_t>> split_parts(const Request& r) {
+  std::vector<std::pair<int, std::uint64_t>> out;
+  const std::uint64_t e = element_size(r.dtype);
+  auto add = [&](int n, std::uint64_t elems) {
+    if (n == 0 || elems == 0) return;
+    if (!out.empty() && out.back().second == elems * e) {
+      out.back().first += n;
+    } else {
+      out.emplace_back(n, elems * e);
+    }
+  };
+  add(1, r.split.lo);
+  add(r.split.mids, r.split.mid);
+  add(1, r.split.hi);
+  return out;
+}
+
+// " of 4 KiB", or " (23 x 42.67 MiB, 1 x 42.53 MiB)" where the parts differ; "" without a split.
+std::string split_text(const Request& r) {
+  if (r.split.empty()) return "";
+  const auto parts = split_parts(r);
+  const std::string per = is_blocked(r.collective) ? " of each rank's block" : "";
+  if (parts.size() == 1) return fmt::format(" of {}{}", human_bytes(parts[0].second), per);
+  std::vector<std::string> words;
+  for (const auto& [n, bytes] : parts)
+    words.push_back(fmt::format("{} x {}", n, human_bytes(bytes)));
+  return fmt::format(" ({}{})", fmt::join(words, ", "), per);
+}
 
 struct PredictArgs {
   CollectiveArgs c;
@@ -50,6 +86,12 @@ void run_predict(const PredictArgs& a) {
   if (a.format == "json") {
     nlohmann::ordered_json j = to_json(row);
     add_choice_keys(j, ch);
+    if (!r.split.empty()) {
+      nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+      for (const auto& [n, bytes] : split_parts(r))
+        parts.push_back({{"channels", n}, {"bytes", bytes}});
+      j["channel_parts"] = parts;
+    }
     if (alt) {
       j["faster_alternative"] = {
           {"algorithm", alt->candidate.algorithm},
@@ -72,8 +114,8 @@ void run_predict(const PredictArgs& a) {
              p.topo.node_count());
   fmt::print("collective  {} of {} ({} x {}), {} ranks\n", to_string(r.collective),
              human_bytes(row.bytes), r.count, to_string(r.dtype), r.comm.size());
-  fmt::print("algorithm   {}, protocol {}{}, {} channels\n", ch.candidate.algorithm,
-             to_string(ch.candidate.protocol), chosen, r.channels);
+  fmt::print("algorithm   {}, protocol {}{}, {} channels{}\n", ch.candidate.algorithm,
+             to_string(ch.candidate.protocol), chosen, r.channels, split_text(r));
   if (!ch.note.empty()) fmt::print("note        {}\n", ch.note);
   fmt::print("model       {}\n", model_description(ev));
   fmt::print("time        {:.3f} us\n", row.time_us);

@@ -76,5 +76,29 @@ TEST(PredictDefaults, OneRankIsOneCopyAtTheGpusMemoryRate) {
   EXPECT_NE(h200.out.find("time        500.9"), std::string::npos) << h200.out;
 }
 
+// How NCCL 2.30 divides 100000 B of Ring/LL AllReduce on 8 GPUs, worked from enqueue.cc:
+// topoGetAlgoInfo leaves 3 channels (32 KiB a channel); LL's traffic, 4 x 200000 B, is 266672 B
+// a channel in cells of 4 KiB (32 KiB of traffic each): 9 cells a channel, 25 cells, so two
+// channels of 36 KiB and the last 7 cells less the 2400 B the 25th lacks (26272 B). 2.24 cuts
+// 8 KiB cells, 16 KiB of traffic a channel at least: 100000 / 3 a channel gives 5 cells, so
+// 40 KiB, 40 KiB and the rest.
+TEST(PredictDefaults, PrintsNcclsDivisionAmongChannels) {
+  const std::string cmd = "predict dgx-h100 --op allreduce --bytes 100000 --algo ring --proto ll";
+  CommandResult r = run_collsim(cmd);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(", 3 channels (2 x 36 KiB, 1 x 25.66 KiB)\n"), std::string::npos) << r.out;
+  r = run_collsim(cmd + " --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto parts = nlohmann::json::parse(r.out).at("channel_parts");
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].at("channels"), 2);
+  EXPECT_EQ(parts[0].at("bytes"), 36864);
+  EXPECT_EQ(parts[1].at("bytes"), 26272);
+  r = run_collsim(cmd + " --nccl-version 2.24");
+  EXPECT_NE(r.out.find(", 3 channels (2 x 40 KiB, 1 x 17.66 KiB)\n"), std::string::npos) << r.out;
+  r = run_collsim(cmd + " --nccl-version 2.19");
+  EXPECT_NE(r.out.find(", 3 channels\n"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace collsim::test
