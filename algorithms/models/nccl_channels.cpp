@@ -162,8 +162,12 @@ NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l,
                            int comm_channels) {
   NcclChannels out{l.channels, {}};
   const std::optional<NcclAlgo> a = nccl_algo_of(r.algorithm);
-  const bool divided = a && (*a == NcclAlgo::kRing || *a == NcclAlgo::kTree ||
-                             *a == NcclAlgo::kPat || is_nvls_family(*a));
+  // NVLS across nodes is scheduled as CollNet (enqueue.cc: isCollnet for NVLS when nNodes > 1),
+  // its channels taking equal parts, as CollNet's do.
+  const bool nvls_across = a == NcclAlgo::kNvls && r.comm.node_count() > 1;
+  const bool divided = a && !nvls_across &&
+                       (*a == NcclAlgo::kRing || *a == NcclAlgo::kTree || *a == NcclAlgo::kPat ||
+                        is_nvls_family(*a));
   if (!divided || r.count == 0 || !v.at_least(20)) return out;
   out.split =
       v.at_least(22) ? traffic_parts(v, r, l, comm_channels) : aligned_parts(r, l, comm_channels);

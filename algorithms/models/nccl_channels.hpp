@@ -29,8 +29,8 @@
 //       the last what remains (where that would need more than comm->nChannels, the middle
 //       parts grow to fit). The minimum leaves fewer channels with work than step 1's n at
 //       small sizes.
-//     CollNet keeps step 1's channels with equal parts; point-to-point collectives have their
-//     own rule (nccl_p2p.hpp).
+//     CollNet, and NVLS across nodes (which NCCL schedules as CollNet), keep step 1's channels
+//     with equal parts; point-to-point collectives have their own rule (nccl_p2p.hpp).
 #pragma once
 
 #include <cstdint>

@@ -145,6 +145,13 @@ TEST(NcclChannels, NvlsDividesOverItsOwnChannels) {
   EXPECT_EQ(c.split, parts(8192, 8192, 6, 8192));
 }
 
+// NVLS across nodes is scheduled as CollNet: equal parts on its channels, no split.
+TEST(NcclChannels, NvlsAcrossNodesIsNotDivided) {
+  const NcclChannels c = split("2.26.2", all_reduce("nvls", Protocol::kSimple, 64 << 10, 16), 16);
+  EXPECT_EQ(c.channels, 16);
+  EXPECT_TRUE(c.split.empty());
+}
+
 // A communicator of one channel puts everything on it; a size that is not a whole number of
 // cells leaves the last cell short.
 TEST(NcclChannels, OneChannelAndShortCells) {
