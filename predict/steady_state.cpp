@@ -177,6 +177,7 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
     // The first run is validated (plan); the longer ones repeat its loops, so they are only
     // generated: validating them would cost more than simulating them.
     const Schedule s = runs.empty() ? plan(at(q)) : generate(at(q));
+    if (how != nullptr) how->validated = true;
     return runs.emplace(q, simulate(s, topo, sub)).first->second;
   };
   for (std::uint64_t a = 4; a <= kMaxStep; a *= 2) {
@@ -212,7 +213,7 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
     }
     if (!extends) break;
     if (!steady(runs_at)) continue;
-    if (how != nullptr) *how = SteadyState{quantum, quanta, b, a, kRuns};
+    if (how != nullptr) *how = SteadyState{quantum, quanta, b, a, kRuns, true};
     if (const std::optional<Time> limit = give_up_bound(options); limit && out.total > *limit) {
       return gave_up(out.total, out.events);
     }

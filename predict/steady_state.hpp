@@ -69,6 +69,9 @@ struct SteadyState {
   std::uint64_t first = 0;    // the runs had first, first + step, ... quanta (plus the
   std::uint64_t step = 0;     // remainder),
   std::size_t runs = 0;       // this many of them
+  // A shorter run of the request passed validation (plan): the request repeats its loops, so
+  // generating it (without validating it again) is safe, even where nothing was extended.
+  bool validated = false;
 };
 
 // The extended result of `r` (plan(r) simulated with `options`); with
