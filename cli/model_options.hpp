@@ -2,7 +2,7 @@
 // predict, sweep, compare and trace (docs/cli.md):
 //   --model sim|contention-free|alpha-beta|nccl   which model gives the times
 //   --select best|nccl                            the policy for --algo/--proto auto
-//   --nccl-version 2.22|2.30                      NCCL's constants (--model nccl, --select nccl)
+//   --nccl-version 2.26.2                         NCCL's release: its channel division and constants
 //   --nccl-graph ring=8x24,tree=8x24[,nvls=8x40/60|none]
 //                                                 NCCL's graph search results (channels x GB/s
 //                                                 per channel, intra/inter), as NCCL's GRAPH log
