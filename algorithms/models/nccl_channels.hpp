@@ -67,11 +67,17 @@ struct NcclChannels {
 // communicator of `comm_channels` (comm->nvlsChannels for NVLS and NVLSTree).
 NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l, int comm_channels);
 
+// NCCL_NVLS_NCHANNELS's default on Hopper (`src/transport/nvls.cc`: 16 up to 2.24, then
+// NVLS_NCHANNELS_SM90). Blackwell's (32 from 2.25, 24 on one NVLink domain from 2.27) are not
+// restated.
+inline constexpr int kNcclNvlsChannels = 16;
+
 // The communicator a collective runs on, as far as its channels go.
 struct NcclCommChannels {
-  int channels = 1;        // comm->nChannels (NCCL_MIN/MAX_NCHANNELS and _CTAS applied)
-  int nvls_channels = 16;  // comm->nvlsChannels: NCCL_NVLS_NCHANNELS within NCCL_MIN/MAX_CTAS
-  NcclP2p p2p;             // its point-to-point channels (nccl_p2p.hpp)
+  int channels = 1;  // comm->nChannels (NCCL_MIN/MAX_NCHANNELS and _CTAS applied)
+  // comm->nvlsChannels: NCCL_NVLS_NCHANNELS within NCCL_MIN/MAX_CTAS.
+  int nvls_channels = kNcclNvlsChannels;
+  NcclP2p p2p;  // its point-to-point channels (nccl_p2p.hpp)
   NcclRelease release = kNewestNccl;
 };
 

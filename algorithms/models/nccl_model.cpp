@@ -70,11 +70,8 @@ std::string_view to_string(NcclVersion v) { return v == NcclVersion::k2_22 ? "2.
 
 std::string nccl_release_text(const NcclModelInput& in) {
   const std::string constants(to_string(in.version));
-  const int constants_minor = in.version == NcclVersion::k2_22 ? 22 : 30;
-  if (in.release.minor == constants_minor &&
-      (in.release.patch < 0 || to_string(in.release) == constants)) {
-    return constants;
-  }
+  const std::string release = to_string(in.release);
+  if (release == constants || constants.starts_with(release + ".")) return constants;
   return fmt::format("{} with {}'s constants", to_string(in.release), constants);
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "algorithms/models/selection.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {

@@ -100,9 +100,6 @@ std::string_view nccl_protocol_name(Protocol p);
 // The NCCL algorithm of a collsim name, if NCCL has one (ring -> Ring, dbtree -> Tree, ...).
 std::optional<NcclAlgo> nccl_algo_of(std::string_view algorithm);
 
-// The channels NCCL launches for a collective, and how it divides it among them: nccl_launch
-// and nccl_channels (nccl_channels.hpp).
-
 // Crossovers: given the winner at each size of a sweep (ascending sizes), the size ranges over
 // which each candidate wins, in words:
 //   "ring/ll is best up to 512 KiB; dbtree/ll128 from 1 MiB to 16 MiB; ring/simple from 32 MiB"

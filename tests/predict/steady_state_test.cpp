@@ -24,6 +24,18 @@ std::map<std::int32_t, std::uint64_t> bytes_by_link(const Result& r) {
   return m;
 }
 
+// `coll` by `algo`/`proto` on all of `topo`'s GPUs; the count is the test's.
+Request on_all(const Topology& topo, Collective coll, const std::string& algo, Protocol proto,
+               int channels) {
+  Request r;
+  r.collective = coll;
+  r.algorithm = algo;
+  r.protocol = proto;
+  r.channels = channels;
+  r.comm = Communicator::from_topology(topo);
+  return r;
+}
+
 TEST(SteadyState, ExtendedRunsMatchTheFullSimulation) {
   int cases = 0, engaged = 0, exact = 0;
   double worst = 0;
@@ -36,12 +48,7 @@ TEST(SteadyState, ExtendedRunsMatchTheFullSimulation) {
       for (const std::string& algo : algorithms_for(coll)) {
         const AlgorithmInfo& info = find_algorithm(algo);
         for (Protocol proto : info.protocols) {
-          Request r;
-          r.collective = coll;
-          r.algorithm = algo;
-          r.protocol = proto;
-          r.channels = 4;
-          r.comm = Communicator::from_topology(topo);
+          Request r = on_all(topo, coll, algo, proto, 4);
           if (info.single_node && r.comm.node_count() > 1) continue;
           // The quantum of steady_state.hpp: NCCL channels x chunk, twice for the two trees,
           // times the blocks a channel's span is cut into (per rank block when blocked).
@@ -113,12 +120,7 @@ TEST(SteadyState, UnevenChannelSplitsExtendExactly) {
   const Topology topo = load_topology("h100-2node-ib", LoadOptions{2});
   for (const auto& [coll, proto] : std::vector<std::pair<Collective, Protocol>>{
            {Collective::kAllReduce, Protocol::kLL128}, {Collective::kAllGather, Protocol::kSimple}}) {
-    Request r;
-    r.collective = coll;
-    r.algorithm = "ring";
-    r.protocol = proto;
-    r.channels = 4;
-    r.comm = Communicator::from_topology(topo);
+    Request r = on_all(topo, coll, "ring", proto, 4);
     Request sized = r;
     sized.count = 1 << 30;
     // A channel's quantum: its chunk, cut into a block per rank for AllReduce.
@@ -146,12 +148,7 @@ TEST(SteadyState, UnevenChannelSplitsExtendExactly) {
 TEST(SteadyState, PredictNamesItAndGivesUp) {
   const Topology topo = load_topology("dgx-h100");
   const CostParams costs = cost_params(topo);
-  Request r;
-  r.collective = Collective::kAllReduce;
-  r.algorithm = "ring";
-  r.protocol = Protocol::kSimple;
-  r.channels = 16;
-  r.comm = Communicator::from_topology(topo);
+  Request r = on_all(topo, Collective::kAllReduce, "ring", Protocol::kSimple, 16);
   r.count = (std::uint64_t{1} << 40) / 4;  // 1 TiB
   const std::optional<Prediction> p = predict(r, topo, costs, Model::kMaxMin);
   ASSERT_TRUE(p);
@@ -180,12 +177,7 @@ TEST(SteadyState, PredictNamesItAndGivesUp) {
 // validation before they were given up), and still gives it up, or times it, as before.
 TEST(SteadyState, TreesGivenUpAreValidatedOnTheirShortRuns) {
   const Topology topo = load_topology("dgx-h100");
-  Request r;
-  r.collective = Collective::kAllReduce;
-  r.algorithm = "dbtree";
-  r.protocol = Protocol::kLL128;
-  r.channels = 8;
-  r.comm = Communicator::from_topology(topo);
+  Request r = on_all(topo, Collective::kAllReduce, "dbtree", Protocol::kLL128, 8);
   r.count = (std::uint64_t{1} << 34) / 4;  // 16 GiB
   SimOptions o;
   o.give_up_after = Time::from_ps(std::int64_t{1} << 50);  // far beyond: nothing gives up

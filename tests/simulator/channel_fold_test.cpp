@@ -35,17 +35,24 @@ struct Tally {
   int folded = 0;
 };
 
-// AllReduce by `algo` with fold on and off; nothing when the cluster cannot run it.
-void compare(const Topology& topo, const std::string& algo, Protocol proto, int channels,
-             std::uint64_t bytes, Tally& tally) {
-  static const std::set<std::string> exact = {"ring", "ring2d", "rhd"};
+// An AllReduce of `count` elements by `algo`/`proto` on all of `topo`'s GPUs.
+Request all_reduce(const Topology& topo, const std::string& algo, Protocol proto, int channels,
+                   std::uint64_t count) {
   Request r;
   r.collective = Collective::kAllReduce;
   r.algorithm = algo;
   r.protocol = proto;
   r.channels = channels;
   r.comm = Communicator::from_topology(topo);
-  r.count = bytes / 4;
+  r.count = count;
+  return r;
+}
+
+// AllReduce by `algo` with fold on and off; nothing when the cluster cannot run it.
+void compare(const Topology& topo, const std::string& algo, Protocol proto, int channels,
+             std::uint64_t bytes, Tally& tally) {
+  static const std::set<std::string> exact = {"ring", "ring2d", "rhd"};
+  const Request r = all_reduce(topo, algo, proto, channels, bytes / 4);
   std::optional<Schedule> s;
   try {
     s = plan(r);
@@ -151,13 +158,7 @@ TEST(ChannelFold, TreesAtTwentyFourChannels) {
 // 1.1 % here, simulator/symmetry.cpp), while with 24 equal parts it still does.
 TEST(ChannelFold, UnevenSplitsFoldExactly) {
   const Topology topo = load_topology("dgx-h100");
-  Request r;
-  r.collective = Collective::kAllReduce;
-  r.algorithm = "ring";
-  r.protocol = Protocol::kSimple;
-  r.channels = 24;
-  r.comm = Communicator::from_topology(topo);
-  r.count = (std::uint64_t{1} << 30) / 4;
+  Request r = all_reduce(topo, "ring", Protocol::kSimple, 24, (std::uint64_t{1} << 30) / 4);
   r.split = {2731 * 4096, 2731 * 4096, r.count - 23 * 2731 * 4096, 22};
   Request even = r;  // 768 MiB: 24 equal parts
   even.count = (std::uint64_t{768} << 20) / 4;
@@ -182,14 +183,7 @@ TEST(ChannelFold, OnlyChannelsThatRunTheSameOpsAreCopies) {
   const Topology topo = load_topology("dgx-h100");
   for (const auto& [count, simulated] :
        std::vector<std::pair<std::uint64_t, int>>{{8 * 4 * 1000, 2}, {8 * 4 * 1000 + 8, 4}}) {
-    Request r;
-    r.collective = Collective::kAllReduce;
-    r.algorithm = "ring";
-    r.protocol = Protocol::kSimple;
-    r.channels = 4;
-    r.comm = Communicator::from_topology(topo);
-    r.count = count;
-    const Schedule s = plan(r);
+    const Schedule s = plan(all_reduce(topo, "ring", Protocol::kSimple, 4, count));
     SimOptions full;
     full.fold_channels = false;
     const Result a = simulate(s, topo, full);
