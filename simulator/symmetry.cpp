@@ -235,14 +235,16 @@ ChannelFold fold_channels(const Schedule& s, const Topology& topo, const std::ve
   // (a schedule can have millions: one per piece for NVLSTree's switches).
   const int nc = f.nccl_channels;
   std::vector<int> same_deps(static_cast<std::size_t>(actors) * static_cast<std::size_t>(nc));
-  std::vector<std::vector<Dependency>> deps(static_cast<std::size_t>(nc));
+  // They are compared as canonical runs (DependencyRun): equal runs, equal lists, without the
+  // list (a 1 TiB tree's roots have a dependency per piece, millions).
+  std::vector<std::vector<DependencyRun>> deps(static_cast<std::size_t>(nc));
   for (int a = 0; a < actors; ++a) {
     for (auto& d : deps) d.clear();
-    for (Dependency d : s.dependencies(a)) {
-      const int k = d.channel / g;
-      if (d.after_channel / g != k) return no_fold(s);
-      d.channel -= k * g;
-      d.after_channel -= k * g;
+    for (DependencyRun d : s.dependency_runs(a)) {
+      const int k = d.first.channel / g;
+      if (d.first.after_channel / g != k) return no_fold(s);
+      d.first.channel -= k * g;
+      d.first.after_channel -= k * g;
       deps[k].push_back(d);
     }
     for (int k = 0; k < nc; ++k) {

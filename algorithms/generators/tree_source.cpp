@@ -73,9 +73,9 @@ void PipelinedTreeSource::groups(int rank, int channel, std::vector<Group>& out)
   if (!tmpl.empty()) out.push_back(pipeline(std::move(tmpl), piece_bytes()));
 }
 
-std::vector<Dependency> PipelinedTreeSource::dependencies(int rank) const {
-  std::vector<Dependency> deps;
-  if (parts_ != 2) return deps;
+std::vector<DependencyRun> PipelinedTreeSource::dependency_runs(int rank) const {
+  std::vector<DependencyRun> runs;
+  if (parts_ != 2) return runs;
   for (int c = 0; c < channels_; ++c) {
     for (int t = 0; t < trees_; ++t) {
       if (root(c, t) != rank) continue;
@@ -83,14 +83,28 @@ std::vector<Dependency> PipelinedTreeSource::dependencies(int rank) const {
       std::vector<Group> ug, dg;
       groups(rank, up, ug);
       groups(rank, up + 1, dg);
-      if (ug.empty() || dg.empty()) continue;
+      if (ug.empty() || dg.empty() || dg[0].pieces == 0) continue;
+      // Piece k of the broadcast (its first op, k x w) after the reduction's last op of piece k.
       const std::uint64_t u = ug[0].ops.size();
       const std::uint64_t w = dg[0].ops.size();
-      for (std::uint64_t k = 0; k < dg[0].pieces; ++k) {
-        deps.push_back({up + 1, k * w, up, k * u + u - 1});
+      DependencyRun run{{up + 1, 0, up, u - 1}, dg[0].pieces};
+      if (run.count > 1) {
+        run.op_step = w;
+        run.after_step = u;
       }
+      runs.push_back(run);
     }
   }
+  return runs;
+}
+
+std::vector<Dependency> PipelinedTreeSource::dependencies(int rank) const {
+  const std::vector<DependencyRun> runs = dependency_runs(rank);
+  std::uint64_t n = 0;
+  for (const DependencyRun& run : runs) n += run.count;
+  std::vector<Dependency> deps;
+  deps.reserve(n);
+  for (const DependencyRun& run : runs) expand(run, deps);
   return deps;
 }
 

@@ -55,4 +55,36 @@ std::string describe(const Op& op) {
   return fmt::format("{}{}, {} B", to_string(op.kind), peers, op.bytes);
 }
 
+std::vector<DependencyRun> compress(const std::vector<Dependency>& deps) {
+  std::vector<DependencyRun> runs;
+  for (std::size_t i = 0; i < deps.size();) {
+    DependencyRun run{deps[i]};
+    const Dependency& a = deps[i];
+    std::size_t j = i + 1;
+    if (j < deps.size() && deps[j].channel == a.channel &&
+        deps[j].after_channel == a.after_channel && deps[j].op > a.op &&
+        deps[j].after_op >= a.after_op) {
+      run.op_step = deps[j].op - a.op;
+      run.after_step = deps[j].after_op - a.after_op;
+      while (j < deps.size() && deps[j].channel == a.channel &&
+             deps[j].after_channel == a.after_channel &&
+             deps[j].op == a.op + run.count * run.op_step &&
+             deps[j].after_op == a.after_op + run.count * run.after_step) {
+        ++run.count;
+        ++j;
+      }
+    }
+    runs.push_back(run);
+    i = j;
+  }
+  return runs;
+}
+
+void expand(const DependencyRun& run, std::vector<Dependency>& out) {
+  for (std::uint64_t j = 0; j < run.count; ++j) {
+    out.push_back({run.first.channel, run.first.op + j * run.op_step, run.first.after_channel,
+                   run.first.after_op + j * run.after_step});
+  }
+}
+
 }  // namespace collsim

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace collsim {
 
@@ -71,6 +72,22 @@ struct Dependency {
   std::uint64_t after_op = 0;
   bool operator==(const Dependency&) const = default;
 };
+
+// `count` dependencies in arithmetic progression: {channel, first.op + j x op_step,
+// after_channel, first.after_op + j x after_step} for j < count. A source's runs are canonical
+// (OpSource::dependency_runs): its sorted list cut greedily into the longest runs, so two lists
+// are equal exactly when their runs are. A run of one has both steps 0.
+struct DependencyRun {
+  Dependency first;
+  std::uint64_t count = 1;
+  std::uint64_t op_step = 0;
+  std::uint64_t after_step = 0;
+  bool operator==(const DependencyRun&) const = default;
+};
+
+// The canonical runs of a sorted dependency list, and the list a run stands for.
+std::vector<DependencyRun> compress(const std::vector<Dependency>& deps);
+void expand(const DependencyRun& run, std::vector<Dependency>& out);
 
 std::string_view to_string(OpKind k);
 std::string_view to_string(BufferKind b);

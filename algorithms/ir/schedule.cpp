@@ -8,6 +8,10 @@ namespace collsim {
 
 std::vector<Dependency> OpSource::dependencies(int /*rank*/) const { return {}; }
 
+std::vector<DependencyRun> OpSource::dependency_runs(int rank) const {
+  return compress(dependencies(rank));
+}
+
 // The default cursor: random access through op().
 std::unique_ptr<OpStream> OpSource::stream(int rank, int channel) const {
   return stream_by_index(op_count(rank, channel),
@@ -65,6 +69,10 @@ std::uint64_t Schedule::buffer_bytes(int rank, BufferKind buffer) const {
 
 std::vector<Dependency> Schedule::dependencies(int rank) const {
   return source_->dependencies(rank);
+}
+
+std::vector<DependencyRun> Schedule::dependency_runs(int rank) const {
+  return source_->dependency_runs(rank);
 }
 
 std::uint64_t Schedule::total_ops() const {

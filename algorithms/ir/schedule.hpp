@@ -205,6 +205,9 @@ class OpSource {
   virtual std::uint64_t buffer_bytes(int rank, BufferKind buffer) const = 0;
   // This rank's cross-channel dependencies, sorted by (channel, op). Default: none.
   virtual std::vector<Dependency> dependencies(int rank) const;
+  // The same as canonical runs (compress(dependencies(rank)), the default). A source whose
+  // dependencies come one per piece overrides it to answer without the list.
+  virtual std::vector<DependencyRun> dependency_runs(int rank) const;
   // A sequential cursor; the default calls op(i). Sources with costly random access override it.
   virtual std::unique_ptr<OpStream> stream(int rank, int channel) const;
   // True when every rank behaves alike: on each channel, every rank's stream is the same
@@ -254,6 +257,7 @@ class Schedule {
   OpCursor cursor(int rank, int channel) const;
   std::uint64_t buffer_bytes(int rank, BufferKind buffer) const;
   std::vector<Dependency> dependencies(int rank) const;
+  std::vector<DependencyRun> dependency_runs(int rank) const;
   // Sum of op_count over all streams of all actors: O(actors x channels) calls.
   std::uint64_t total_ops() const;
 

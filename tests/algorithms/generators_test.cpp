@@ -81,6 +81,55 @@ TEST(Generators, SameShapeAgreesWithTheWalk) {
   EXPECT_GT(unlike, 0);
 }
 
+// compress cuts a sorted list greedily into arithmetic runs, and expand gives the list back.
+TEST(Generators, DependencyRunsCompressAndExpand) {
+  const std::vector<Dependency> deps = {
+      {1, 0, 0, 3},  {1, 2, 0, 7},  {1, 4, 0, 11},  // one run: steps 2 and 4
+      {1, 5, 0, 11},                                // breaks it (op step 1): starts the next
+      {3, 0, 2, 0},                                 // another channel: a run of one
+      {3, 9, 2, 0},  {3, 10, 2, 0}};
+  const std::vector<DependencyRun> runs = compress(deps);
+  const std::vector<DependencyRun> want = {{{1, 0, 0, 3}, 3, 2, 4},
+                                           {{1, 5, 0, 11}, 1, 0, 0},
+                                           {{3, 0, 2, 0}, 2, 9, 0},
+                                           {{3, 10, 2, 0}, 1, 0, 0}};
+  EXPECT_EQ(runs, want);
+  std::vector<Dependency> back;
+  for (const DependencyRun& run : runs) expand(run, back);
+  EXPECT_EQ(back, deps);
+  EXPECT_TRUE(compress({}).empty());
+}
+
+// A source's dependency runs are canonical (channel folding compares them for equality in
+// place of the lists): the compression of its list, for every algorithm, collective and actor,
+// on pieces that divide the channels evenly and unevenly.
+TEST(Generators, DependencyRunsAreTheCanonicalCompression) {
+  std::uint64_t deps = 0, runs = 0;
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (Collective c : a.collectives) {
+      for (std::uint64_t count : {1000u, 4096u}) {
+        Request r;
+        r.algorithm = a.name;
+        r.collective = c;
+        r.count = count;
+        r.channels = 3;
+        r.chunk_bytes = 256;
+        r.comm = a.single_node ? Communicator::flat(4) : Communicator::grid(3, 2);
+        r.root = 1;
+        const Schedule s = plan(r);
+        for (int k = 0; k < s.actor_count(); ++k) {
+          const std::vector<Dependency> list = s.dependencies(k);
+          const std::vector<DependencyRun> got = s.dependency_runs(k);
+          ASSERT_EQ(got, compress(list)) << a.name << " " << to_string(c) << " actor " << k;
+          deps += list.size();
+          runs += got.size();
+        }
+      }
+    }
+  }
+  EXPECT_GT(deps, runs);  // some source's runs stand for more than one dependency
+}
+
 // Ring channels use different ring orders (odd channels reversed, rotations per node).
 TEST(Generators, RingChannelsUseDifferentOrders) {
   Request r;
