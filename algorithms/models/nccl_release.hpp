@@ -7,6 +7,7 @@
 //   to_string(v);                                             // "2.26.2"
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -16,7 +17,10 @@ struct NcclRelease {
   int minor = 30;  // NCCL 2.minor.patch (every release collsim models is 2.x)
   int patch = 7;   // -1: not given ("2.26")
 
-  bool at_least(int m, int p = 0) const { return minor > m || (minor == m && patch >= p); }
+  // A release named without its patch ("2.26") is that minor's first: at least 2.26, not 2.26.2.
+  bool at_least(int m, int p = 0) const {
+    return minor > m || (minor == m && std::max(patch, 0) >= p);
+  }
   friend bool operator==(const NcclRelease&, const NcclRelease&) = default;
 };
 

@@ -24,6 +24,11 @@ TEST(NcclRelease, ReadsReleasesAsNcclPrintsThem) {
   }
   EXPECT_TRUE((NcclRelease{26, 2}).at_least(26));
   EXPECT_FALSE((NcclRelease{25, 9}).at_least(26));
+  // Named without its patch, a release is its minor's first (--nccl-version 2.26 once ran 2.25's
+  // division and 2.27 2.22.3's constants).
+  EXPECT_TRUE(parse_nccl_release("2.26").at_least(26));
+  EXPECT_FALSE(parse_nccl_release("2.26").at_least(26, 2));
+  EXPECT_EQ(nccl_constants_for(parse_nccl_release("2.27")), NcclVersion::k2_30);
 }
 
 // The tuning model's constant set nearest to each release (docs/nccl-model.md §1.8).
