@@ -81,9 +81,11 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   const auto min_ch = std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1), min_ctas);
   const int max_ctas = env_int(f, "NCCL_MAX_CTAS").value_or(64);
   const auto max_ch = std::min(env_int(f, "NCCL_MAX_NCHANNELS").value_or(64), max_ctas);
-  // comm->nvlsChannels: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS))
-  // (`src/transport/nvls.cc` ncclNvlsInit); NCCL_MIN_NCHANNELS leaves it alone.
-  const int nvls_channels = std::max(min_ctas, std::min(max_ctas, kNcclNvlsChannels));
+  // comm->nvlsChannels: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS's default))
+  // (`src/transport/nvls.cc`); NCCL_MIN_NCHANNELS leaves it alone.
+  const auto nvls_channels = [&](const NcclModel& m) {
+    return std::max(min_ctas, std::min(max_ctas, m.input().nvls_channels));
+  };
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
     const MeasurementRow& row = f.rows[i];
     const std::string where = fmt::format("{}:{}", f.path, row.line);
@@ -152,7 +154,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
           // small collective launches (nccl_channels.hpp).
           NcclCommChannels comm;
           comm.channels = r.channels;
-          comm.nvls_channels = nvls_channels;
+          comm.nvls_channels = nvls_channels(m);
           comm.p2p = nccl_p2p_shape(topo, r.comm, r.channels);
           comm.release = release;
           nccl_schedule_channels(r, comm);

@@ -175,6 +175,17 @@ NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l,
   return out;
 }
 
+int nccl_nvls_channels(NcclRelease v, const NvlsShape& s) {
+  if (s.sm < 100 || !v.at_least(25)) return kNcclNvlsChannels;
+  if (!v.at_least(27)) return 32;
+  if (s.domains <= 1) return 24;
+  if (!v.at_least(30)) return 32;
+  if (s.domains == 2 && s.net_GBps >= 48) return 32;
+  if (s.net_GBps >= 96) return s.ppn <= 8 ? 24 : 32;
+  if (s.net_GBps >= 48) return 24;
+  return 32;
+}
+
 void nccl_schedule_channels(Request& r, const NcclCommChannels& comm) {
   r.split = {};
   // One rank runs no algorithm and no channel: NCCL copies the buffer (enqueue.cc, nRanks == 1:

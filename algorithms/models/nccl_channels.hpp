@@ -68,9 +68,26 @@ struct NcclChannels {
 NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l, int comm_channels);
 
 // NCCL_NVLS_NCHANNELS's default on Hopper (`src/transport/nvls.cc`: 16 up to 2.24, then
-// NVLS_NCHANNELS_SM90). Blackwell's (32 from 2.25, 24 on one NVLink domain from 2.27) are not
-// restated.
+// NVLS_NCHANNELS_SM90); Blackwell's follow nccl_nvls_channels.
 inline constexpr int kNcclNvlsChannels = 16;
+
+// What NCCL's NVLS channel count depends on, besides the release.
+struct NvlsShape {
+  int sm = 90;                   // the GPUs' compute capability x10 (the lowest)
+  int domains = 1;               // NVLink domains the communicator spans (nodes, or NVL72 racks)
+  int ppn = 1;                   // ranks per domain (the fewest)
+  double net_GBps = 0;           // one head's network rate as NCCL rates it (400 Gb/s: 50)
+};
+
+// comm->nvlsChannels before NCCL_MIN/MAX_CTAS (`src/transport/nvls.cc` at each tag):
+//  - Hopper, every release: 16;
+//  - Blackwell: 16 up to 2.24 (one default for all); 32 in 2.25 and 2.26 (NVLS_NCHANNELS_SM100);
+//    from 2.27 24 within one NVLink domain (NVLS_NCHANNELS_SM100_NVL: one node, or an MNNVL
+//    clique holding every rank) and 32 across domains;
+//  - from 2.30, Blackwell across domains (ncclNvlsTreeSm100Tuning): 32 on two domains with at
+//    least 48 GB/s of network a head; else with 96 GB/s or more, 24 up to 8 ranks a domain and
+//    32 above; else with 48 GB/s or more, 24; below that 32. Its chunk sizes are not restated.
+int nccl_nvls_channels(NcclRelease v, const NvlsShape& s);
 
 // The communicator a collective runs on, as far as its channels go.
 struct NcclCommChannels {

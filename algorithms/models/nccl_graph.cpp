@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "algorithms/ir/communicator.hpp"
+#include "algorithms/models/nccl_channels.hpp"
 #include "algorithms/models/nccl_model.hpp"
 #include "topology/topology.hpp"
 
@@ -170,6 +171,23 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
       }
     }
     in.nvls = nvls;
+    // NVLink domains: the NVSwitches the communicator's GPUs hang off (a node's own, or an
+    // NVL72 rack's shared one). NCCL counts an MNNVL clique as one node for its NVLS channels.
+    std::vector<std::int32_t> switches;
+    for (int r = 0; r < comm.size(); ++r) {
+      for (LinkId l : topo.out_links(topo.gpu_of(Rank{comm.gpu(r)}))) {
+        const Link& link = topo.link(l);
+        if (link.kind == LinkKind::kNvSwitch) switches.push_back(link.dst.value);
+      }
+    }
+    std::sort(switches.begin(), switches.end());
+    switches.erase(std::unique(switches.begin(), switches.end()), switches.end());
+    NvlsShape shape;
+    shape.sm = in.sm;
+    shape.domains = std::max<int>(1, static_cast<int>(switches.size()));
+    shape.ppn = comm.size() / shape.domains;
+    shape.net_GBps = nic_gbps * std::max(1, nics / std::max(1, ppn));
+    in.nvls_channels = nccl_nvls_channels(v, shape);
   }
   // CollNet, where the fabric's switches reduce and NCCL runs it (network.sharp, several nodes).
   // Its chain graph is a tree search held to the ring's channel count and its direct graph one

@@ -79,6 +79,9 @@ struct NcclModelInput {
   bool ll128 = true;                  // LL128 enabled (NCCL_PROTO / the hardware rules)
   std::optional<bool> pat;            // default: enabled on 2.30 with one GPU per node
   int runtime_channels = 0;           // comm->nChannels (default: 2 x ring channels)
+  // comm->nvlsChannels before NCCL_MIN/MAX_CTAS: NCCL_NVLS_NCHANNELS's default for this
+  // release, architecture and shape (nccl_nvls_channels, nccl_channels.hpp).
+  int nvls_channels = 16;
 };
 
 // NCCL_ALGO / NCCL_PROTO filters with NCCL's syntax: a comma list, optionally negated with a

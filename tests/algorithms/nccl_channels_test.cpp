@@ -189,5 +189,27 @@ TEST(NcclChannels, OnlyNcclsDividedAlgorithmsSplit) {
   EXPECT_TRUE(c.split.empty());
 }
 
+// comm->nvlsChannels's default release by release (`src/transport/nvls.cc` at v2.24.3, v2.25.1,
+// v2.27.3 and v2.30.4): Hopper always 16; Blackwell 16, then 32, then 24 inside one NVLink
+// domain, and from 2.30 by the network across domains.
+TEST(NcclChannels, NvlsChannelsFollowTheReleaseAndArchitecture) {
+  const auto at = [](const char* release, int sm, int domains, int ppn, double net) {
+    return nccl_nvls_channels(parse_nccl_release(release), NvlsShape{sm, domains, ppn, net});
+  };
+  EXPECT_EQ(at("2.30.7", 90, 1, 8, 50), 16);
+  EXPECT_EQ(at("2.30.7", 90, 4, 8, 50), 16);
+  EXPECT_EQ(at("2.24.3", 100, 1, 8, 50), 16);
+  EXPECT_EQ(at("2.25.1", 100, 1, 8, 50), 32);
+  EXPECT_EQ(at("2.26", 100, 2, 8, 50), 32);
+  EXPECT_EQ(at("2.27", 100, 1, 72, 50), 24);   // one NVL72 rack: one MNNVL clique
+  EXPECT_EQ(at("2.29.2", 100, 4, 8, 50), 32);
+  EXPECT_EQ(at("2.30.7", 100, 1, 8, 50), 24);
+  EXPECT_EQ(at("2.30.7", 100, 2, 8, 50), 32);   // two domains, 400 Gb/s a head
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 50), 24);   // more than two, 400 Gb/s
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 100), 24);  // 800 Gb/s, up to 8 a domain
+  EXPECT_EQ(at("2.30.7", 100, 4, 72, 100), 32);
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 25), 32);   // 200 Gb/s: the default across domains
+}
+
 }  // namespace
 }  // namespace collsim

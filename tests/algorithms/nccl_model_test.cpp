@@ -7,6 +7,7 @@
 #include "algorithms/ir/communicator.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
+#include "tests/preset_with.hpp"
 
 namespace collsim {
 namespace {
@@ -137,6 +138,25 @@ TEST(NcclModel, FiltersFollowNcclAlgoAndProtoSyntax) {
     parse_nccl_filter("nvlz", "");
   } catch (const RequestError& e) {
     EXPECT_NE(std::string(e.what()).find("did you mean \"nvls\"?"), std::string::npos) << e.what();
+  }
+}
+
+// NVLS channels from the cluster: an NVL72 rack is one NVLink domain (24 on 2.30), Hopper keeps
+// 16, and B200 nodes over 400 Gb/s NICs take 32 on two nodes and 24 on four.
+TEST(NcclModel, NvlsChannelsFromTheCluster) {
+  const auto nvls = [](const Topology& t, const char* release) {
+    return nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release(release))
+        .nvls_channels;
+  };
+  EXPECT_EQ(nvls(load_topology("gb200-nvl72"), "2.30.7"), 24);
+  EXPECT_EQ(nvls(load_topology("gb200-nvl72"), "2.25.1"), 32);
+  EXPECT_EQ(nvls(load_topology("h100-2node-ib"), "2.30.7"), 16);
+  std::string b200 = test::preset_with("h100-2node-ib", "routing: dmodk");
+  b200.replace(b200.find("gpu: H100-SXM"), 13, "gpu: B200");
+  for (const auto& [nodes, channels] : {std::pair{2, 32}, std::pair{4, 24}}) {
+    const Topology t = parse_topology(b200, "b200.yaml", LoadOptions{nodes});
+    EXPECT_EQ(nvls(t, "2.30.7"), channels) << nodes << " nodes";
+    EXPECT_EQ(nvls(t, "2.29.2"), 32) << nodes << " nodes";
   }
 }
 
