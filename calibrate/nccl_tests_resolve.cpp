@@ -5,8 +5,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "algorithms/ir/nccl_tests_names.hpp"
 #include "calibrate/nccl_tests_parser.hpp"
@@ -154,15 +157,42 @@ void NcclTestsParser::resolve_launch_ranks(Table& t) {
   }
 }
 
+namespace {
+
+// NCCL_ALGO with NVLS and NVLSTree taken out, as NCCL_NVLS_ENABLE=0 does (nvlsSupport = 0 in
+// `src/transport/nvls.cc`: neither is run, whatever NCCL_ALGO allows). A list keeps its other
+// entries; a negated list or none at all negates them as well.
+std::string without_nvls(const std::optional<std::string>& algo) {
+  if (!algo || algo->empty()) return "^NVLS,NVLSTree";
+  if (algo->front() == '^') return *algo + ",NVLS,NVLSTree";
+  std::string kept;
+  std::size_t from = 0;
+  while (from <= algo->size()) {
+    const std::size_t comma = std::min(algo->find(',', from), algo->size());
+    const std::string name = algo->substr(from, comma - from);
+    std::string lower;
+    for (char ch : name) {
+      if (ch != '_') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    if (lower != "nvls" && lower != "nvlstree") kept += (kept.empty() ? "" : ",") + name;
+    from = comma + 1;
+  }
+  return kept.empty() ? *algo : kept;  // nothing else allowed: NCCL's own error, not ours
+}
+
+}  // namespace
+
 void NcclTestsParser::resolve_overrides(Table& t) {
   const auto env = [&](const char* key) -> std::optional<std::string> {
     const auto it = out_.env.find(key);
     if (it == out_.env.end()) return std::nullopt;
     return it->second;
   };
+  const std::optional<std::string> nvls = env("NCCL_NVLS_ENABLE");
   for (MeasurementRow& row : t.rows) {
     row.algo_override = label_value(row.labels, "ALGO");
     if (!row.algo_override) row.algo_override = env("NCCL_ALGO");
+    if (nvls && *nvls == "0") row.algo_override = without_nvls(row.algo_override);
     row.proto_override = label_value(row.labels, "PROTO");
     if (!row.proto_override) row.proto_override = env("NCCL_PROTO");
   }

@@ -167,6 +167,28 @@ TEST(NcclTestsReader, AlgorithmFromEnvironment) {
   EXPECT_EQ(m.nodes, 2);
 }
 
+// NCCL_NVLS_ENABLE=0 turns NVLS and NVLSTree off whatever NCCL_ALGO says: the rows' algorithm
+// filter leaves them out (a list keeps its other entries, a negated list or none negates them).
+TEST(NcclTestsReader, NvlsDisabledByTheEnvironment) {
+  const auto filter = [](const std::string& env) {
+    const MeasurementFile m = parse_measurements(
+        "# env: " + env +
+            "\n# Collective test starting: all_reduce_perf\n"
+            "  1048576  262144  float  sum  -1  10.00  104.86  196.61  0  10.00  104.86  "
+            "196.61  0\n",
+        "nvls.txt");
+    return m.rows.at(0).algo_override.value_or("-");
+  };
+  EXPECT_EQ(filter("NCCL_NVLS_ENABLE=0"), "^NVLS,NVLSTree");
+  EXPECT_EQ(filter("NCCL_NVLS_ENABLE=0 NCCL_ALGO=Ring,NVLS,nvls_tree"), "Ring");
+  EXPECT_EQ(filter("NCCL_NVLS_ENABLE=0 NCCL_ALGO=^Tree"), "^Tree,NVLS,NVLSTree");
+  EXPECT_EQ(filter("NCCL_NVLS_ENABLE=1"), "-");
+  // OCI's two GB200 racks ran with NCCL_NVLS_ENABLE=0 (its manifest's env).
+  const MeasurementFile gb200 =
+      read("gb200x128_32node-2rack_allreduce_oci-bm-gpu-gb200-v3.4-mnnvl-roce_oci-hpc-oke.txt");
+  for (const MeasurementRow& r : gb200.rows) EXPECT_EQ(r.algo_override, "^NVLS,NVLSTree");
+}
+
 TEST(NcclTestsReader, EnvironmentRemarksAndLauncherLines) {
   const MeasurementFile m =
       read("a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G_ocitutorials.txt");
