@@ -58,12 +58,12 @@ TEST(NcclP2p, NetworkPeersBoundEveryPeerToTwoChannels) {
   EXPECT_EQ(nccl_p2p_launched_channels(Collective::kSendRecv, p2p, comm, 1024 * kMiB), 2);
 }
 
-// A multi-node NVLink domain (GB200 NVL72's trays) has NVLink peers across its nodes: 18 NVLink5
-// ports a pair, 36 channels, at most the 32 p2p channels.
+// A multi-node NVLink domain (GB200 NVL72's trays) has NVLink peers across its trays: 18 NVLink5
+// ports a pair, 36 channels, at most the 32 p2p channels. (Its 18 trays are one node to NCCL.)
 TEST(NcclP2p, ANvlinkDomainAcrossNodesKeepsNvlinkPeers) {
   const Topology topo = load_topology("gb200-nvl72");
+  ASSERT_GT(topo.node_count(), 1);
   const Communicator comm = Communicator::from_topology(topo);
-  ASSERT_GT(comm.node_count(), 1);
   EXPECT_EQ(nccl_p2p_shape(topo, comm, 32).per_peer, 32);
 }
 
