@@ -24,8 +24,7 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
     comm_.channels = s_.request.channels;
     comm_.release = s_.release;
     comm_.nvls_channels =
-        (s_.nccl ? *s_.nccl : nccl_model_input(s_.topo, s_.request.comm, s_.release))
-            .nvls_channels;
+        (s_.nccl ? *s_.nccl : nccl_model_input(s_.topo, s_.request.comm, s_.release)).nvls_channels;
     if (is_nccl_p2p(s_.request.collective)) {
       comm_.p2p = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
     }

@@ -29,8 +29,7 @@ std::vector<int> nvlink_domains(const Topology& topo) {
       for (LinkId l : topo.out_links(g)) {
         const Link& link = topo.link(l);
         if (link.kind != LinkKind::kNvSwitch) continue;
-        const auto [it, fresh] = first_node.emplace(link.dst.value, n);
-        domain[n] = std::min(domain[n], it->second);
+        domain[n] = std::min(domain[n], first_node.emplace(link.dst.value, n).first->second);
       }
     }
   }

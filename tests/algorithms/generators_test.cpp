@@ -83,11 +83,10 @@ TEST(Generators, SameShapeAgreesWithTheWalk) {
 
 // compress cuts a sorted list greedily into arithmetic runs, and expand gives the list back.
 TEST(Generators, DependencyRunsCompressAndExpand) {
-  const std::vector<Dependency> deps = {
-      {1, 0, 0, 3},  {1, 2, 0, 7},  {1, 4, 0, 11},  // one run: steps 2 and 4
-      {1, 5, 0, 11},                                // breaks it (op step 1): starts the next
-      {3, 0, 2, 0},                                 // another channel: a run of one
-      {3, 9, 2, 0},  {3, 10, 2, 0}};
+  // One run (op step 2, after step 4); one that breaks it (op step 1) and stands alone; another
+  // channel's two (op step 9), and its last alone.
+  const std::vector<Dependency> deps = {{1, 0, 0, 3}, {1, 2, 0, 7}, {1, 4, 0, 11}, {1, 5, 0, 11},
+                                        {3, 0, 2, 0}, {3, 9, 2, 0}, {3, 10, 2, 0}};
   const std::vector<DependencyRun> runs = compress(deps);
   const std::vector<DependencyRun> want = {{{1, 0, 0, 3}, 3, 2, 4},
                                            {{1, 5, 0, 11}, 1, 0, 0},

@@ -201,14 +201,14 @@ TEST(NcclChannels, NvlsChannelsFollowTheReleaseAndArchitecture) {
   EXPECT_EQ(at("2.24.3", 100, 1, 8, 50), 16);
   EXPECT_EQ(at("2.25.1", 100, 1, 8, 50), 32);
   EXPECT_EQ(at("2.26", 100, 2, 8, 50), 32);
-  EXPECT_EQ(at("2.27", 100, 1, 72, 50), 24);   // one NVL72 rack: one MNNVL clique
+  EXPECT_EQ(at("2.27", 100, 1, 72, 50), 24);  // one NVL72 rack: one MNNVL clique
   EXPECT_EQ(at("2.29.2", 100, 4, 8, 50), 32);
   EXPECT_EQ(at("2.30.7", 100, 1, 8, 50), 24);
   EXPECT_EQ(at("2.30.7", 100, 2, 8, 50), 32);   // two domains, 400 Gb/s a head
   EXPECT_EQ(at("2.30.7", 100, 4, 8, 50), 24);   // more than two, 400 Gb/s
   EXPECT_EQ(at("2.30.7", 100, 4, 8, 100), 24);  // 800 Gb/s, up to 8 a domain
   EXPECT_EQ(at("2.30.7", 100, 4, 72, 100), 32);
-  EXPECT_EQ(at("2.30.7", 100, 4, 8, 25), 32);   // 200 Gb/s: the default across domains
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 25), 32);  // 200 Gb/s: the default across domains
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/ir/communicator.hpp"
+#include "tests/preset_with.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
-#include "tests/preset_with.hpp"
 
 namespace collsim {
 namespace {
