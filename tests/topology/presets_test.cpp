@@ -29,6 +29,8 @@ const std::vector<Expected> kPresets = {
     // 8 GPU->NVSwitch; PCIe 8 GPU + 8 NIC + 4 uplinks; 8 rail leaves x 4 spines + 8 NIC cables.
     {"dgx-h100", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kSmp, 1},
                            {LinkKind::kIb, 40}}, 50, 4 * 450},
+    {"dgx-h200", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kSmp, 1},
+                           {LinkKind::kIb, 40}}, 50, 4 * 450},
     {"dgx-b200", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kSmp, 1},
                            {LinkKind::kIb, 40}}, 50, 4 * 900},
     {"dgx-a100", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kIb, 40}},
