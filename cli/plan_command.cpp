@@ -23,9 +23,10 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--max-ops", *max_ops, "ops printed per channel (0: all)")->capture_default_str();
   cmd->callback([args, model, max_ops] {
     Prepared p = prepare(*args);
-    const Choice choice = Predictor(predict_setup(p, *model)).choose(p.request.count);
-    p.request.algorithm = choice.candidate.algorithm;
-    p.request.protocol = choice.candidate.protocol;
+    const Predictor pr(predict_setup(p, *model));
+    const Choice choice = pr.choose(p.request.count);
+    // The request predict times: NCCL's channels at this size, and how it divides among them.
+    p.request = pr.request(choice.candidate, p.request.count);
     if (choice.how != "fixed") {
       // Name only what was chosen: `--algo dbtree` leaves the protocol to choose, not the
       // algorithm.

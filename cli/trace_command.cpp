@@ -33,8 +33,8 @@ void run_trace(const TraceArgs& a) {
   Prepared p = prepare(a.c);
   const Predictor pr(predict_setup(p, a.model));
   const Choice choice = pr.choose(p.request.count);
-  p.request.algorithm = choice.candidate.algorithm;
-  p.request.protocol = choice.candidate.protocol;
+  // The request predict times: NCCL's channels at this size, and how it divides among them.
+  p.request = pr.request(choice.candidate, p.request.count);
   const Schedule s = plan(p.request);
   const std::uint64_t ops = s.total_ops();
   if (ops > kMaxTraceOps) {

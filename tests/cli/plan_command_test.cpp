@@ -40,6 +40,10 @@ TEST(PlanCommand, NvlsHasTheSwitchReduceAndMulticast) {
       << r.out.substr(0, 2000);
   EXPECT_NE(r.out.find("send                   to 8          src input+0"), std::string::npos);
   EXPECT_NE(r.out.find("recv                   from 8        dst output+0"), std::string::npos);
+  // The schedule predict times: NVLS on NCCL's 16 NVLS channels (comm->nvlsChannels), not the
+  // 24 of the communicator's rings, and its 128 KiB chunk at 1 GiB.
+  EXPECT_NE(r.out.find("ranks 8, channels 16 (144 IR channels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("chunk 131072 B"), std::string::npos) << r.out;
 }
 
 TEST(PredictCommand, NvlsNeedsAReducingNvSwitchOnOneNode) {
