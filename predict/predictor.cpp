@@ -20,11 +20,14 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
     nccl_.emplace(*s_.nccl);
   }
   candidates_ = collsim::candidates(s_.request.collective, s_.allowed);
+  const NcclModelInput in =
+      s_.nccl ? *s_.nccl : nccl_model_input(s_.topo, s_.request.comm, s_.release);
+  // NVLS's chunks are the communicator's, whatever channels the request runs on.
+  comm_.nvls_chunks = {in.nvls_chunk, in.nvls_tree_max_chunk};
   if (s_.nccl_channels) {
     comm_.channels = s_.request.channels;
     comm_.release = s_.release;
-    comm_.nvls_channels =
-        (s_.nccl ? *s_.nccl : nccl_model_input(s_.topo, s_.request.comm, s_.release)).nvls_channels;
+    comm_.nvls_channels = in.nvls_channels;
     if (is_nccl_p2p(s_.request.collective)) {
       comm_.p2p = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
     }
@@ -36,6 +39,8 @@ Request Predictor::request(const Candidate& c, std::uint64_t count) const {
   r.algorithm = c.algorithm;
   r.protocol = c.protocol;
   r.count = count;
+  r.nvls_chunk_bytes = comm_.nvls_chunks.chunk;
+  r.nvls_tree_max_chunk = comm_.nvls_chunks.tree_max;
   if (s_.nccl_channels) nccl_schedule_channels(r, comm_);
   return r;
 }

@@ -105,24 +105,29 @@ std::uint64_t tree_ll128_chunk(const Request& r, std::uint64_t chunk) {
 }
 
 // NVLS and NVLSTree cut finer than Simple's 512 KiB slot (`src/enqueue.cc` calcCollChunking):
-// at most NCCL_NVLS_CHUNKSIZE (128 KiB), 64 KiB for NVLSTree on 4 nodes or more, and smaller
-// while the size gives each of the channels x heads concurrent operations few chunks.
+// at most comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE, 128 KiB), NVLSTree at most
+// comm->nvlsTreeMaxChunkSize (64 KiB on 4 nodes or more unless Blackwell's tuning sets it), and
+// smaller while the size gives each of the channels x heads concurrent operations few chunks.
 std::uint64_t nvls_chunk(const Request& r, std::uint64_t chunk, bool tree) {
   const std::uint64_t bytes = request_bytes(r).count();
   const int nodes = std::max(1, r.comm.node_count());
   const std::uint64_t heads = static_cast<std::uint64_t>(std::max(1, r.comm.size() / nodes));
   const std::uint64_t ops = static_cast<std::uint64_t>(std::max(1, r.channels)) * heads;
-  chunk = std::min<std::uint64_t>(chunk, 131072);
   auto below = [&](std::uint64_t times, std::uint64_t above, std::uint64_t to) {
     if (bytes < times * ops * chunk && chunk > above) chunk = to;
   };
   if (tree) {
-    if (nodes >= 4) chunk = std::min<std::uint64_t>(chunk, 65536);
+    // NVLSTree starts from the NVLS chunk itself, not Simple's step.
+    const std::uint64_t most = r.nvls_tree_max_chunk != 0
+                                   ? r.nvls_tree_max_chunk
+                                   : (nodes >= 4 ? std::uint64_t{65536} : r.nvls_chunk_bytes);
+    chunk = std::min(r.nvls_chunk_bytes, most);
     below(32, 262144, 262144);
     below(16, 131072, 131072);
     below(4, 65536, 65536);
     below(1, 32768, 32768);
   } else {
+    chunk = std::min(chunk, r.nvls_chunk_bytes);
     below(64, 65536, 65536);
     below(8, 32768, 32768);
     below(2, 16384, 16384);

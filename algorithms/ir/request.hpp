@@ -67,6 +67,12 @@ struct Request {
   ChannelSplit split;             // their parts where not near-equal (split.channels() == channels)
   std::uint64_t chunk_bytes = 0;  // 0: the protocol's default (default_chunking)
   int slices = 0;                 // slices per chunk; 0: default
+  // NVLS and NVLSTree's chunk before calcCollChunking's size rules: comm->nvlsChunkSize, and
+  // comm->nvlsTreeMaxChunkSize (0: NCCL's fallback, 64 KiB on 4 nodes or more, else the chunk).
+  // NCCL_NVLS_CHUNKSIZE's 128 KiB unless Blackwell across NVLink domains retunes them
+  // (nccl_nvls_tuning, algorithms/models/nccl_channels.hpp).
+  std::uint64_t nvls_chunk_bytes = 131072;
+  std::uint64_t nvls_tree_max_chunk = 0;
   Communicator comm = Communicator::flat(1);
   HostLoop host;  // not part of the schedule: predict() bounds the time by the host's share
 };

@@ -186,8 +186,33 @@ int nccl_nvls_channels(NcclRelease v, const NvlsShape& s) {
   return 32;
 }
 
+NvlsChunks nccl_nvls_chunks(NcclRelease v, const NvlsShape& s) {
+  constexpr std::uint64_t k64 = 65536, k128 = 131072, k256 = 262144;
+  NvlsChunks c;
+  if (s.sm < 100 || s.domains <= 1 || !v.at_least(30)) return c;
+  if (s.domains == 2 && s.net_GBps >= 48) {
+    c.tree_max = k128;
+    if (s.ppn <= 4) {
+      c.chunk = c.tree_max = k256;
+    } else if (s.ppn >= 16 || (s.ppn <= 8 && s.nic_near && s.net_GBps < 96)) {
+      c.tree_max = k64;
+    }
+  } else if (s.net_GBps >= 96) {
+    if (s.ppn <= 8) {
+      c.chunk = c.tree_max = k256;
+    } else {
+      c.tree_max = s.ppn < 32 ? k128 : k64;
+    }
+  } else if (s.net_GBps >= 48) {
+    c.tree_max = s.nic_near ? k64 : k128;
+  }
+  return c;
+}
+
 void nccl_schedule_channels(Request& r, const NcclCommChannels& comm) {
   r.split = {};
+  r.nvls_chunk_bytes = comm.nvls_chunks.chunk;
+  r.nvls_tree_max_chunk = comm.nvls_chunks.tree_max;
   // One rank runs no algorithm and no channel: NCCL copies the buffer (enqueue.cc, nRanks == 1:
   // ncclLaunchOneRank, a cudaMemcpyAsync, or for avg a kernel of at most 32 blocks), one copy
   // through the GPU's memory (docs/gpu.md: 1.50 TB/s on an H100).

@@ -77,6 +77,7 @@ struct NvlsShape {
   int domains = 1;      // NVLink domains the communicator spans (nodes, or NVL72 racks)
   int ppn = 1;          // ranks per domain (the fewest)
   double net_GBps = 0;  // one head's network rate as NCCL rates it (400 Gb/s: 50)
+  bool nic_near = true;  // a GPU reaches its NIC through PCIe switches only (PATH_PXB or closer)
 };
 
 // comm->nvlsChannels before NCCL_MIN/MAX_CTAS (`src/transport/nvls.cc` at each tag):
@@ -86,14 +87,31 @@ struct NvlsShape {
 //    clique holding every rank) and 32 across domains;
 //  - from 2.30, Blackwell across domains (ncclNvlsTreeSm100Tuning): 32 on two domains with at
 //    least 48 GB/s of network a head; else with 96 GB/s or more, 24 up to 8 ranks a domain and
-//    32 above; else with 48 GB/s or more, 24; below that 32. Its chunk sizes are not restated.
+//    32 above; else with 48 GB/s or more, 24; below that 32.
 int nccl_nvls_channels(NcclRelease v, const NvlsShape& s);
+
+// comm->nvlsChunkSize and comm->nvlsTreeMaxChunkSize (0: NCCL's fallback, 64 KiB on 4 nodes or
+// more, else the chunk). NCCL_NVLS_CHUNKSIZE's 128 KiB and the fallback, except Blackwell across
+// NVLink domains from 2.30 (ncclNvlsTreeSm100Tuning, `src/transport/nvls.cc` v2.30.4):
+//  - two domains, 48 GB/s or more a head: 128 KiB and a tree cap of 128 KiB; 256 KiB and 256 KiB
+//    with 4 ranks a domain or fewer; the cap 64 KiB with 16 or more, or with 8 or fewer whose
+//    NIC is near (PATH_PXB) below 96 GB/s;
+//  - else 96 GB/s or more: 256 KiB and 256 KiB up to 8 ranks a domain, else 128 KiB and a cap of
+//    128 KiB (64 KiB from 32 ranks a domain);
+//  - else 48 GB/s or more: 128 KiB, the cap 128 KiB (64 KiB with the NIC near);
+//  - else 128 KiB and the fallback.
+struct NvlsChunks {
+  std::uint64_t chunk = 131072;
+  std::uint64_t tree_max = 0;
+};
+NvlsChunks nccl_nvls_chunks(NcclRelease v, const NvlsShape& s);
 
 // The communicator a collective runs on, as far as its channels go.
 struct NcclCommChannels {
   int channels = 1;  // comm->nChannels (NCCL_MIN/MAX_NCHANNELS and _CTAS applied)
   // comm->nvlsChannels: NCCL_NVLS_NCHANNELS within NCCL_MIN/MAX_CTAS.
   int nvls_channels = kNcclNvlsChannels;
+  NvlsChunks nvls_chunks;  // comm->nvlsChunkSize and nvlsTreeMaxChunkSize
   NcclP2p p2p;  // its point-to-point channels (nccl_p2p.hpp)
   NcclRelease release = kNewestNccl;
 };

@@ -187,7 +187,16 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     shape.domains = std::max<int>(1, static_cast<int>(switches.size()));
     shape.ppn = comm.size() / shape.domains;
     shape.net_GBps = nic_gbps * std::max(1, nics / std::max(1, ppn));
+    // PATH_PXB or closer: the GPU reaches its NIC without crossing a CPU.
+    if (const auto nic = topo.nic_of(g0)) {
+      for (LinkId l : topo.route(g0, *nic).links) {
+        if (topo.device(topo.link(l).dst).kind == DeviceKind::kCpu) shape.nic_near = false;
+      }
+    }
     in.nvls_channels = nccl_nvls_channels(v, shape);
+    const NvlsChunks chunks = nccl_nvls_chunks(v, shape);
+    in.nvls_chunk = chunks.chunk;
+    in.nvls_tree_max_chunk = chunks.tree_max;
   }
   // CollNet, where the fabric's switches reduce and NCCL runs it (network.sharp, several nodes).
   // Its chain graph is a tree search held to the ring's channel count and its direct graph one

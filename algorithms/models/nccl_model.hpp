@@ -82,6 +82,9 @@ struct NcclModelInput {
   // comm->nvlsChannels before NCCL_MIN/MAX_CTAS: NCCL_NVLS_NCHANNELS's default for this
   // release, architecture and shape (nccl_nvls_channels, nccl_channels.hpp).
   int nvls_channels = 16;
+  // comm->nvlsChunkSize and nvlsTreeMaxChunkSize (nccl_nvls_chunks): 128 KiB and NCCL's fallback.
+  std::uint64_t nvls_chunk = 131072;
+  std::uint64_t nvls_tree_max_chunk = 0;
 };
 
 // NCCL_ALGO / NCCL_PROTO filters with NCCL's syntax: a comma list, optionally negated with a

@@ -211,5 +211,44 @@ TEST(NcclChannels, NvlsChannelsFollowTheReleaseAndArchitecture) {
   EXPECT_EQ(at("2.30.7", 100, 4, 8, 25), 32);  // 200 Gb/s: the default across domains
 }
 
+// comm->nvlsChunkSize and nvlsTreeMaxChunkSize: 128 KiB and NCCL's fallback (0) everywhere but
+// Blackwell across NVLink domains from 2.30 (ncclNvlsTreeSm100Tuning, v2.30.4).
+TEST(NcclChannels, NvlsChunksFollowBlackwellsTuning) {
+  const auto at = [](const char* release, int sm, int domains, int ppn, double net, bool near) {
+    const NvlsChunks c =
+        nccl_nvls_chunks(parse_nccl_release(release), NvlsShape{sm, domains, ppn, net, near});
+    return std::pair{c.chunk, c.tree_max};
+  };
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  EXPECT_EQ(at("2.30.7", 90, 4, 8, 50, true), (P{131072, 0}));    // Hopper
+  EXPECT_EQ(at("2.29.2", 100, 4, 8, 50, true), (P{131072, 0}));   // before the tuning
+  EXPECT_EQ(at("2.30.7", 100, 1, 72, 50, true), (P{131072, 0}));  // one NVL72 rack
+  EXPECT_EQ(at("2.30.7", 100, 2, 4, 50, true), (P{262144, 262144}));
+  EXPECT_EQ(at("2.30.7", 100, 2, 8, 50, true), (P{131072, 65536}));  // NIC near, < 96 GB/s
+  EXPECT_EQ(at("2.30.7", 100, 2, 8, 50, false), (P{131072, 131072}));
+  EXPECT_EQ(at("2.30.7", 100, 2, 72, 100, false), (P{131072, 65536}));  // 16 or more a domain
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 100, true), (P{262144, 262144}));
+  EXPECT_EQ(at("2.30.7", 100, 4, 16, 100, true), (P{131072, 131072}));
+  EXPECT_EQ(at("2.30.7", 100, 4, 72, 100, true), (P{131072, 65536}));
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 50, true), (P{131072, 65536}));
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 50, false), (P{131072, 131072}));
+  EXPECT_EQ(at("2.30.7", 100, 4, 8, 25, true), (P{131072, 0}));
+}
+
+// What NVLSTree's chunk becomes (request.cpp nvls_chunk, calcCollChunking): the tuned cap, then
+// the size rules; an untuned communicator keeps 64 KiB on 4 nodes or more.
+TEST(NcclChannels, NvlsTreeChunkTakesTheTunedCap) {
+  Request r;
+  r.algorithm = "nvls_tree";
+  r.comm = Communicator::grid(4, 8);
+  r.channels = 24;
+  r.count = (std::uint64_t{1} << 30) / 4;
+  EXPECT_EQ(chunking(r).chunk_bytes, 65536u);
+  r.nvls_chunk_bytes = r.nvls_tree_max_chunk = 262144;
+  EXPECT_EQ(chunking(r).chunk_bytes, 262144u);  // 1 GiB >= 16 x 192 heads x 256 KiB
+  r.count = (std::uint64_t{64} << 20) / 4;
+  EXPECT_EQ(chunking(r).chunk_bytes, 65536u);  // 64 MiB < 4 x 192 x 128 KiB
+}
+
 }  // namespace
 }  // namespace collsim
