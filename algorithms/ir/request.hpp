@@ -70,7 +70,7 @@ struct Request {
   // NVLS and NVLSTree's chunk before calcCollChunking's size rules: comm->nvlsChunkSize, and
   // comm->nvlsTreeMaxChunkSize (0: NCCL's fallback, 64 KiB on 4 nodes or more, else the chunk).
   // NCCL_NVLS_CHUNKSIZE's 128 KiB unless Blackwell across NVLink domains retunes them
-  // (nccl_nvls_tuning, algorithms/models/nccl_channels.hpp).
+  // (nccl_nvls_chunks, algorithms/models/nccl_channels.hpp).
   std::uint64_t nvls_chunk_bytes = 131072;
   std::uint64_t nvls_tree_max_chunk = 0;
   Communicator comm = Communicator::flat(1);

@@ -73,10 +73,10 @@ inline constexpr int kNcclNvlsChannels = 16;
 
 // What NCCL's NVLS channel count depends on, besides the release.
 struct NvlsShape {
-  int sm = 90;          // the GPUs' compute capability x10 (the lowest)
-  int domains = 1;      // NVLink domains the communicator spans (nodes, or NVL72 racks)
-  int ppn = 1;          // ranks per domain (the fewest)
-  double net_GBps = 0;  // one head's network rate as NCCL rates it (400 Gb/s: 50)
+  int sm = 90;           // the GPUs' compute capability x10 (the lowest)
+  int domains = 1;       // NVLink domains the communicator spans (nodes, or NVL72 racks)
+  int ppn = 1;           // ranks per domain (the fewest)
+  double net_GBps = 0;   // one head's network rate as NCCL rates it (400 Gb/s: 50)
   bool nic_near = true;  // a GPU reaches its NIC through PCIe switches only (PATH_PXB or closer)
 };
 
