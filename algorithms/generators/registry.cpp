@@ -49,6 +49,8 @@ std::vector<AlgorithmInfo> build_table() {
        &detail::make_ring2d,
        &closed_form::ring2d,
        Family::kRing,
+       true,
+       false,
        true},
       {"rhd",
        "recursive halving-doubling (Rabenseifner), any rank count",
@@ -91,7 +93,8 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::nvls_tree,
        Family::kNvls,
        true,
-       false},
+       false,
+       true},
       {"pat",
        "NCCL's PAT: Bruck's log-step trees, far dimensions first (one GPU per node in NCCL)",
        {C::kAllGather, C::kReduceScatter},
@@ -110,7 +113,8 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::collnet_direct,
        Family::kCollNetDirect,
        true,
-       false},
+       false,
+       true},
       {"collnet_chain",
        "InfiniBand SHARP: the switches reduce across nodes, a chain of the node's GPUs to each "
        "channel's head (NCCL's CollNetChain)",
@@ -120,7 +124,8 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::collnet_chain,
        Family::kCollNetChain,
        true,
-       false},
+       false,
+       true},
   };
 }
 

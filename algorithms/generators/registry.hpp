@@ -51,6 +51,9 @@ struct AlgorithmInfo {
   // Runs only inside one node's NVLink domain (NVLS without CollNet): plan() refuses a
   // communicator of several nodes.
   bool single_node = false;
+  // Needs the same number of ranks on every node (block b or local rank b of every node meets
+  // its peers): predict does not offer it on a communicator of unequal nodes.
+  bool equal_nodes = false;
 
   bool implements(Collective c) const;
 };

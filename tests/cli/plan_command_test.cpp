@@ -61,6 +61,29 @@ TEST(PredictCommand, NvlsNeedsAReducingNvSwitchOnOneNode) {
   EXPECT_NE(h100.out.find("algorithm   nvls, protocol simple"), std::string::npos) << h100.out;
 }
 
+// 20 GB200 trays are an NVL72 rack and 8 GPUs of another: nodes of 72 and 8 ranks. Algorithms
+// that need equal nodes (NVLSTree, ring2d, CollNet) are not offered beside NCCL's pick; where
+// NCCL's model picks NVLSTree itself, predict says it cannot simulate it rather than time
+// something else.
+TEST(PredictCommand, UnequalNodesOfferNoAlgorithmThatNeedsEqualOnes) {
+  const CommandResult d = run_collsim("predict gb200-nvl72 --nodes 20 --op allreduce --bytes 64M");
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("algorithm   ring, protocol ll128 (auto: NCCL picks Ring/LL128)"),
+            std::string::npos)
+      << d.out;
+  const CommandResult r = run_collsim(
+      "predict gb200-nvl72 --nodes 20 --op allreduce --bytes 1M --algo ring2d --proto simple");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "collsim: algorithm \"ring2d\" needs the same number of ranks on every node; this "
+            "communicator's nodes hold 8 to 72\n");
+  const CommandResult n = run_collsim("predict gb200-nvl72 --nodes 20 --op allreduce --bytes 1M");
+  EXPECT_EQ(n.status, 1);
+  EXPECT_EQ(n.err,
+            "collsim: --select nccl picked NVLSTree/Simple, but algorithm \"nvls_tree\" needs the "
+            "same number of ranks on every node; this communicator's nodes hold 8 to 72\n");
+}
+
 TEST(PlanCommand, UserErrorsAreOneLineAndExitOne) {
   struct Case {
     std::string args, message;
