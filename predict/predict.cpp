@@ -193,15 +193,10 @@ std::string cannot_run_collnet(const AlgorithmInfo& a, const Request& r, const T
 std::string cannot_run(const Request& r, const Topology& topo) {
   const AlgorithmInfo& a = find_algorithm(r.algorithm);
   if (a.equal_nodes && !r.comm.uniform()) {
-    std::size_t fewest = r.comm.ranks_of_node(0).size(), most = fewest;
-    for (int n = 1; n < r.comm.node_count(); ++n) {
-      fewest = std::min(fewest, r.comm.ranks_of_node(n).size());
-      most = std::max(most, r.comm.ranks_of_node(n).size());
-    }
     return fmt::format(
         "algorithm \"{}\" needs the same number of ranks on every node; this communicator's "
         "nodes hold {} to {}",
-        a.name, fewest, most);
+        a.name, r.comm.min_ranks_per_node(), r.comm.max_ranks_per_node());
   }
   if (is_collnet(a.family)) return cannot_run_collnet(a, r, topo);
   if (a.family != Family::kNvls && !a.single_node) return "";

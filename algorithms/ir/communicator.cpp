@@ -62,8 +62,10 @@ Communicator::Communicator(const std::vector<int>& nodes, std::vector<int> gpus)
     local_.push_back(static_cast<int>(node_ranks_[n].size()));
     node_ranks_[n].push_back(static_cast<int>(r));
   }
+  min_per_node_ = static_cast<int>(node_ranks_[0].size());
   for (const auto& ranks : node_ranks_) {
     max_per_node_ = std::max(max_per_node_, static_cast<int>(ranks.size()));
+    min_per_node_ = std::min(min_per_node_, static_cast<int>(ranks.size()));
     if (ranks.size() != node_ranks_[0].size()) uniform_ = false;
   }
 }

@@ -44,6 +44,7 @@ class Communicator {
   // Whether every node holds the same number of ranks.
   bool uniform() const { return uniform_; }
   int max_ranks_per_node() const { return max_per_node_; }
+  int min_ranks_per_node() const { return min_per_node_; }
 
  private:
   std::vector<int> node_;
@@ -52,6 +53,7 @@ class Communicator {
   std::vector<std::vector<int>> node_ranks_;
   bool uniform_ = true;
   int max_per_node_ = 0;
+  int min_per_node_ = 0;
 };
 
 }  // namespace collsim

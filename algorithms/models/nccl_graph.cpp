@@ -171,21 +171,11 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
       }
     }
     in.nvls = nvls;
-    // NVLink domains: the NVSwitches the communicator's GPUs hang off (a node's own, or an
-    // NVL72 rack's shared one). NCCL counts an MNNVL clique as one node for its NVLS channels.
-    std::vector<std::int32_t> switches;
-    for (int r = 0; r < comm.size(); ++r) {
-      for (LinkId l : topo.out_links(topo.gpu_of(Rank{comm.gpu(r)}))) {
-        const Link& link = topo.link(l);
-        if (link.kind == LinkKind::kNvSwitch) switches.push_back(link.dst.value);
-      }
-    }
-    std::sort(switches.begin(), switches.end());
-    switches.erase(std::unique(switches.begin(), switches.end()), switches.end());
+    // A communicator's node is an NVLink domain (communicator_topology.cpp), as NCCL's is.
     NvlsShape shape;
     shape.sm = in.sm;
-    shape.domains = std::max<int>(1, static_cast<int>(switches.size()));
-    shape.ppn = comm.size() / shape.domains;
+    shape.domains = in.nodes;
+    shape.ppn = comm.min_ranks_per_node();  // comm->minLocalRanks
     shape.net_GBps = nic_gbps * std::max(1, nics / std::max(1, ppn));
     // PATH_PXB or closer: the GPU reaches its NIC without crossing a CPU.
     if (const auto nic = topo.nic_of(g0)) {
