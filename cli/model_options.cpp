@@ -95,6 +95,8 @@ void apply_nccl_graph(std::string_view text, NcclModelInput& in) {
     std::string_view bw = value.substr(x + 1);
     const std::size_t slash = bw.find('/');
     NcclGraph g = slot->value_or(NcclGraph{});
+    // A graph the estimate had none of crosses the same network plugin as the ring's.
+    if (!*slot && in.ring) g.latency_inter = in.ring->latency_inter;
     g.channels = static_cast<int>(channels);
     g.bw_intra = number(bw.substr(0, slash), item);
     g.bw_inter = slash == std::string_view::npos ? g.bw_intra : number(bw.substr(slash + 1), item);

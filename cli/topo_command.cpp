@@ -1,6 +1,7 @@
 // `collsim topo CONFIG [--nodes N] [--dot FILE] [--svg FILE] [--format table|json]`: what the
 // cluster is.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <iostream>
@@ -62,6 +63,15 @@ void print_table(const TopologySummary& s) {
   }
   fmt::print("bisection  {} per direction (first half of the ranks | second half)\n",
              describe_bw(s.bisection));
+  std::vector<std::string> transport;
+  if (!s.in_order) {
+    transport.push_back("Simple only (the NICs do not deliver 128-byte blocks in order)");
+  }
+  if (s.plugin_latency > Time{}) {
+    transport.push_back(
+        fmt::format("the network plugin reports {} to NCCL's tuner", to_string(s.plugin_latency)));
+  }
+  if (!transport.empty()) fmt::print("transport  {}\n", fmt::join(transport, "; "));
 }
 
 void print_json(const TopologySummary& s) {
@@ -83,6 +93,10 @@ void print_json(const TopologySummary& s) {
   j["injection_GBps_min"] = s.injection_min.gbyte_per_second();
   j["injection_GBps_max"] = s.injection_max.gbyte_per_second();
   j["bisection_GBps"] = s.bisection.gbyte_per_second();
+  if (s.nics) {
+    j["nic_in_order"] = s.in_order;
+    j["plugin_latency_us"] = s.plugin_latency.us();
+  }
   std::cout << j.dump(2) << "\n";
 }
 

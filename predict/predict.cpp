@@ -186,11 +186,18 @@ std::string cannot_run_collnet(const AlgorithmInfo& a, const Request& r, const T
   return "";
 }
 
-// Why the cluster cannot run `r`'s algorithm ("" when it can): the NVLS family (Family::kNvls)
+// Why the cluster cannot run `r`'s algorithm or protocol ("" when it can): LL and LL128 need
+// NICs that deliver in order (Topology::in_order); the NVLS family (Family::kNvls)
 // needs NVSwitches that reduce (sm90+ GPUs on NVSwitch); NVLS alone (AlgorithmInfo::single_node)
 // one node, NVLSTree several (NCCL turns it off on one node; its schedule still runs there, as
 // the backends' contract tests check).
 std::string cannot_run(const Request& r, const Topology& topo) {
+  if (r.protocol != Protocol::kSimple && !topo.in_order()) {
+    return fmt::format(
+        "protocol {} needs NICs that deliver each 128-byte block in order, and {}'s do not "
+        "(node.nics.in_order: false): its network plugin runs NCCL with Simple only",
+        to_string(r.protocol), topo.name());
+  }
   const AlgorithmInfo& a = find_algorithm(r.algorithm);
   if (a.equal_nodes && !r.comm.uniform()) {
     return fmt::format(

@@ -117,6 +117,8 @@ CostParams default_cost_params(int sm) {
   //    docs/theory.md §3.3 [S9]): 0.879. (NCCL's own, more conservative figure is 48/63 = 0.762,
   //    topo.cc; it would make a GPU's PCIe link narrower than its 400 Gb/s NIC.)
   //  - IB / RoCE / Ethernet: RDMA write reaches 193.7 of 200 Gb/s (0.969, docs/theory.md §3.4).
+  //  - EFA: no published figure of what its SRD transport keeps of the line rate was found;
+  //    taken as RDMA's 0.969, an assumption (docs/config.md, Transports).
   //  - SMP: the presets already give NCCL's inter-socket figure (SPR_QPI_BW 22 GB/s): 1.
   constexpr double kNvlEff[] = {20.0 / 25.0, 20.6 / 25.0, 40.1 / 50.0};
   auto set = [&](LinkKind k, double e) { c.link_efficiency[static_cast<int>(k)] = e; };
@@ -128,6 +130,7 @@ CostParams default_cost_params(int sm) {
   set(LinkKind::kIb, 193.7 / 200.0);
   set(LinkKind::kRoce, 193.7 / 200.0);
   set(LinkKind::kEthernet, 193.7 / 200.0);
+  set(LinkKind::kEfa, 193.7 / 200.0);
 
   // Host staging (link_capacity): data NCCL stages in host memory crosses the root port's links
   // twice, as the sender's write into host memory and the receiver's read out of it

@@ -71,7 +71,7 @@ enum class ChannelKernel { kCollective, kP2p, kNvlsTree, kNvlsTreeDeep };
 // SMP) link, or the inter-node network.
 enum class RouteClass { kNvLink, kPcie, kNetwork };
 inline constexpr int kRouteClassCount = 3;
-inline constexpr int kLinkKindCount = 8;  // LinkKind::kNvLink .. kC2c
+inline constexpr int kLinkKindCount = 9;  // LinkKind::kNvLink .. kEfa
 
 struct ProtocolCost {
   double efficiency = 1.0;                           // payload bytes per wire byte, (0, 1]
@@ -86,7 +86,7 @@ struct ProtocolCost {
 
 struct CostParams {
   std::array<ProtocolCost, kProtocolCount> protocols{};
-  std::array<double, kLinkKindCount> link_efficiency{1, 1, 1, 1, 1, 1, 1, 1};
+  std::array<double, kLinkKindCount> link_efficiency{1, 1, 1, 1, 1, 1, 1, 1, 1};
   double host_staging = 1.0;        // what a root port's PCIe links keep for host-staged data
   Bandwidth reduce_bandwidth;       // zero = reductions are free
   Bandwidth copy_bandwidth;         // zero = local copies are free

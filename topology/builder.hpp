@@ -34,6 +34,10 @@ class TopologyBuilder {
   void set_pxn(bool on) { topo_.pxn_ = on; }
   void set_gdr(bool on) { topo_.gdr_ = on; }
   void set_sharp(bool on) { topo_.sharp_ = on; }
+  void set_nic_delivery(bool in_order, Time plugin_latency) {
+    topo_.in_order_ = in_order;
+    topo_.plugin_latency_ = plugin_latency;
+  }
   void set_routing(Routing r) { topo_.routing_ = r; }
   void set_fabric(std::string description) { topo_.fabric_ = std::move(description); }
   // Appends a `costs:` layer (the config's own first, then overlays; `file` names an overlay).

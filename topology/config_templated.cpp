@@ -43,6 +43,8 @@ struct NodeSpec {
   Bandwidth nic_bw;
   Time nic_lat;
   LinkKind nic_kind = LinkKind::kIb;
+  bool nic_in_order = true;  // Topology::in_order
+  Time nic_plugin_latency;   // Topology::plugin_latency
 };
 
 struct NetworkSpec {
@@ -164,14 +166,37 @@ void parse_pcie(const ConfigNode& c, NodeSpec& s) {
   }
 }
 
+// The largest plugin latency a config may give: aws-ofi-nccl's highest is 150 us (p3dn).
+constexpr double kMaxPluginLatencyUs = 1000.0;
+
 void parse_nics(const ConfigNode& c, NodeSpec& s) {
-  c.allow_keys({"count", "bandwidth", "latency", "kind"});
+  c.allow_keys({"count", "bandwidth", "latency", "kind", "in_order", "plugin_latency"});
   s.nics = static_cast<int>(c.at("count").as_int(0, kMaxPerNode));
   if (s.nics == 0) return;
   s.nic_bw = c.at("bandwidth").as_bandwidth();
   s.nic_lat = c.at("latency").as_time();
-  const std::string kind = c.at("kind").as_choice({"ib", "roce", "ethernet"}, "NIC kind");
+  const std::string kind = c.at("kind").as_choice({"ib", "roce", "ethernet", "efa"}, "NIC kind");
   parse_link_kind(kind, s.nic_kind);
+  // EFA: whether it delivers aligned 128-byte blocks in order depends on its generation, and
+  // decides whether NCCL may run LL and LL128 at all (aws-ofi-nccl sets NCCL_PROTO=simple where
+  // it does not), so the config must say; the other kinds do.
+  if (auto in_order = c.get("in_order")) {
+    s.nic_in_order = in_order->as_bool();
+  } else if (s.nic_kind == LinkKind::kEfa) {
+    c.fail(
+        "missing required key \"in_order\" for EFA NICs: false on the first EFA generation "
+        "(p3dn, p4d, p4de: aws-ofi-nccl then runs NCCL with the Simple protocol only), true on "
+        "p5 and later");
+  }
+  // aws-ofi-nccl reports 75 us unless its platform table says otherwise (35 us on p5en, p6-b200
+  // and p6-b300, 150 on p3dn; src/platform-aws.cpp); NCCL's own transports 0.
+  s.nic_plugin_latency = s.nic_kind == LinkKind::kEfa ? us(75.0) : Time{};
+  if (auto latency = c.get("plugin_latency")) {
+    s.nic_plugin_latency = latency->as_time();
+    if (s.nic_plugin_latency > us(kMaxPluginLatencyUs)) {
+      latency->fail(fmt::format("expected at most {:g}us", kMaxPluginLatencyUs));
+    }
+  }
 }
 
 NodeSpec parse_node(const ConfigNode& c) {
@@ -499,6 +524,7 @@ Topology build_templated(const ConfigNode& root, const std::string& default_name
   const int model = b.add_gpu_model(node.model);
   std::vector<DeviceId> domain_switch, nics;
   for (int n = 0; n < nodes; ++n) build_node(b, n, node, model, domain_switch, nics);
+  b.set_nic_delivery(node.nic_in_order, node.nic_plugin_latency);
   if (net.kind != NetworkKind::kNone) build_network(b, nodes, node, net, nics);
   if (auto costs = root.get("costs")) b.add_cost_layer(read_cost_settings(*costs));
   return std::move(b).build();

@@ -16,7 +16,7 @@ constexpr std::array<std::pair<DeviceKind, std::string_view>, 6> kDeviceKinds{{
     {DeviceKind::kSwitch, "switch"},
 }};
 
-constexpr std::array<std::pair<LinkKind, std::string_view>, 8> kLinkKinds{{
+constexpr std::array<std::pair<LinkKind, std::string_view>, 9> kLinkKinds{{
     {LinkKind::kNvLink, "nvlink"},
     {LinkKind::kNvSwitch, "nvswitch"},
     {LinkKind::kPcie, "pcie"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<LinkKind, std::string_view>, 8> kLinkKinds{{
     {LinkKind::kRoce, "roce"},
     {LinkKind::kEthernet, "ethernet"},
     {LinkKind::kC2c, "c2c"},
+    {LinkKind::kEfa, "efa"},
 }};
 
 template <typename Kind, std::size_t N>
@@ -55,7 +56,8 @@ bool parse_device_kind(std::string_view s, DeviceKind& out) { return parse(kDevi
 bool parse_link_kind(std::string_view s, LinkKind& out) { return parse(kLinkKinds, s, out); }
 
 bool is_network(LinkKind k) {
-  return k == LinkKind::kIb || k == LinkKind::kRoce || k == LinkKind::kEthernet;
+  return k == LinkKind::kIb || k == LinkKind::kRoce || k == LinkKind::kEthernet ||
+         k == LinkKind::kEfa;
 }
 
 bool is_nvlink_class(LinkKind k) {

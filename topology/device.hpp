@@ -27,12 +27,15 @@ struct Rank {
 };
 
 enum class DeviceKind { kGpu, kNvSwitch, kPcieSwitch, kCpu, kNic, kSwitch };
-enum class LinkKind { kNvLink, kNvSwitch, kPcie, kSmp, kIb, kRoce, kEthernet, kC2c };
+// kEfa: AWS's Elastic Fabric Adapter (SRD on AWS's Ethernet fabric), reached through the
+// aws-ofi-nccl network plugin rather than NCCL's own IB or socket transport.
+enum class LinkKind { kNvLink, kNvSwitch, kPcie, kSmp, kIb, kRoce, kEthernet, kC2c, kEfa };
 
 std::string_view to_string(DeviceKind k);
 std::string_view to_string(LinkKind k);
 // Parses the YAML spellings ("gpu", "nvswitch", "pcie_switch", "cpu", "nic", "switch"; "nvlink",
-// "nvswitch", "pcie", "smp", "ib", "roce", "ethernet", "c2c"); nullopt-like false on failure.
+// "nvswitch", "pcie", "smp", "ib", "roce", "ethernet", "c2c", "efa"); nullopt-like false on
+// failure.
 bool parse_device_kind(std::string_view s, DeviceKind& out);
 bool parse_link_kind(std::string_view s, LinkKind& out);
 // True for the kinds that cross the inter-node network.

@@ -51,6 +51,9 @@ TopologySummary summarize(const Topology& topo) {
     first = false;
   }
   s.bisection = topo.bisection_bandwidth();
+  s.nics = s.devices.contains(DeviceKind::kNic);
+  s.in_order = topo.in_order();
+  s.plugin_latency = topo.plugin_latency();
   return s;
 }
 

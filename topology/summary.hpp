@@ -35,6 +35,9 @@ struct TopologySummary {
   std::vector<LinkGroup> links;  // ordered by kind, then bandwidth descending
   Bandwidth injection_min, injection_max;  // per GPU into the network
   Bandwidth bisection;
+  bool nics = false;     // the cluster has NICs
+  bool in_order = true;  // Topology::in_order
+  Time plugin_latency;   // Topology::plugin_latency
 };
 
 TopologySummary summarize(const Topology& topo);

@@ -71,6 +71,18 @@ class Topology {
   // both are needed, so a fabric of SHARP-capable switches without the plugin says false). A
   // CollNet schedule's switch actors sit on the network switch their anchor's NIC plugs into.
   bool sharp() const { return sharp_; }
+  // Whether the NICs deliver every aligned 128-byte block of a message in order (node.nics.
+  // in_order). LL and LL128 rely on it: their flags ride in the data, so a block that lands
+  // out of order reads as valid too early. InfiniBand, RoCE and NCCL's sockets do; the first EFA
+  // generation does not, and there aws-ofi-nccl sets NCCL_PROTO=simple for the whole process
+  // when it starts (src/platform-aws.cpp), single-node communicators included.
+  bool in_order() const { return in_order_; }
+  // The latency the network plugin reports to NCCL (ncclNetProperties_t::latency), which NCCL's
+  // tuning model adds to every network step from 2.12, twice for Simple from 2.18
+  // (`src/graph/tuning.cc`, latencyInter); NCCL's own IB and socket transports report 0,
+  // aws-ofi-nccl 75 us on most EFA platforms (node.nics.plugin_latency). A tuning input only: the
+  // simulation's network steps do not pay it.
+  Time plugin_latency() const { return plugin_latency_; }
   Routing routing() const { return routing_; }
   // How the templated form grew the fabric ("2 tiers: 4 leaves of 32 nodes, 4 spines"); empty
   // for other networks.
@@ -169,6 +181,8 @@ class Topology {
   bool pxn_ = false;
   bool gdr_ = true;
   bool sharp_ = false;
+  bool in_order_ = true;
+  Time plugin_latency_;
   Routing routing_ = Routing::kDmodK;
   std::string fabric_;
   CostSettings cost_settings_;

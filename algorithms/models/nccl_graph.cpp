@@ -43,8 +43,8 @@ const std::vector<double>& inter_speeds(int sm) {
                                                  7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
   static const std::vector<double> kHopper = {48, 45, 42, 40, 30, 24, 22, 20, 17.5,
                                               15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
-  static const std::vector<double> kBlackwell = {96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22,
-                                                 20, 17.5, 15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
+  static const std::vector<double> kBlackwell = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,   22,
+                                                 20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
   return sm >= 100 ? kBlackwell : sm >= 90 ? kHopper : kPreHopper;
 }
 
@@ -204,6 +204,20 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     }
   }
   in.runtime_channels = 2 * ring.channels;
+
+  // The network plugin: NICs that do not deliver 128-byte blocks in order leave NCCL Simple
+  // only (aws-ofi-nccl sets NCCL_PROTO=simple for the process, Topology::in_order), and from
+  // 2.12 every graph that crosses the network carries the latency the plugin reports
+  // (graph->latencyInter = the NIC's props.latency, `src/graph/search.cc`).
+  in.ll = topo.in_order();
+  in.ll128 = in.ll128 && topo.in_order();
+  if (in.nodes > 1 && v.at_least(12)) {
+    const double plugin_us = topo.plugin_latency().us();
+    for (std::optional<NcclGraph>* g :
+         {&in.ring, &in.tree, &in.nvls, &in.collnet_direct, &in.collnet_chain}) {
+      if (*g) (*g)->latency_inter = plugin_us;
+    }
+  }
   return in;
 }
 

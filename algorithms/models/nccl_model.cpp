@@ -211,6 +211,7 @@ bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const Nc
 
 bool protocol_available(const Setting& s, NcclAlgo a, Protocol p) {
   if ((is_nvls_family(a) || a == NcclAlgo::kPat) && p != Protocol::kSimple) return false;
+  if (p == Protocol::kLL && !s.in.ll) return false;
   return !(p == Protocol::kLL128 && !s.in.ll128);
 }
 
@@ -282,7 +283,8 @@ double latency(const Setting& s, Collective coll, NcclAlgo a, Protocol p, const 
                          ? s.k.hw_lat[kHwNet][static_cast<int>(NcclAlgo::kTree)][pi]
                          : s.k.hw_lat[kHwNet][ai][pi];
   inter_lat += g.latency_inter;
-  if (p == Protocol::kSimple) inter_lat += g.latency_inter;  // "flush"
+  // "Also add the flush extra latency": Simple pays the plugin's latency twice from 2.18.
+  if (p == Protocol::kSimple && s.in.release.at_least(18)) inter_lat += g.latency_inter;
   const int nodes = s.nodes;
   switch (a) {
     case NcclAlgo::kRing: {

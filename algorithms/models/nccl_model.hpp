@@ -61,7 +61,7 @@ struct NcclGraph {
   double bw_intra = 0;
   double bw_inter = 0;
   bool nvlink = true;        // typeIntra == LINK_NVL (else PCI latencies)
-  double latency_inter = 0;  // the net plugin's NIC latency, us (built-in IB reports 0)
+  double latency_inter = 0;  // the net plugin's NIC latency, us (built-in IB reports 0), from 2.12
   bool same_channels = true;
 };
 
@@ -76,6 +76,7 @@ struct NcclModelInput {
   // CollNet's graphs, where the fabric runs it (Topology::sharp): none otherwise.
   std::optional<NcclGraph> collnet_direct, collnet_chain;
   bool tree_pattern_is_tree = false;  // a tree graph fell back to pattern TREE (x0.85)
+  bool ll = true;                     // LL enabled (NICs that deliver in order, Topology)
   bool ll128 = true;                  // LL128 enabled (NCCL_PROTO / the hardware rules)
   std::optional<bool> pat;            // default: enabled on 2.30 with one GPU per node
   int runtime_channels = 0;           // comm->nChannels (default: 2 x ring channels)

@@ -225,6 +225,23 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
               ? " (NCCL runs PAT with one GPU per node only)"
               : ""));
     }
+    const NcclModelInput& in = m.input();
+    const bool some_protocol =
+        std::any_of(allowed.protocols.begin(), allowed.protocols.end(), [&](Protocol p) {
+          return p == Protocol::kSimple || (p == Protocol::kLL && in.ll) ||
+                 (p == Protocol::kLL128 && in.ll128);
+        });
+    if (!some_protocol) {
+      std::vector<std::string_view> names;
+      for (Protocol p : allowed.protocols) names.push_back(to_string(p));
+      throw RequestError(fmt::format(
+          "--select nccl: NCCL runs none of the allowed protocols ({}) on this cluster: {}",
+          fmt::join(names, ", "),
+          in.ll ? "LL128 needs NVLink between the GPUs; --algo with --proto ll128 runs it "
+                  "anyway (NCCL could not)"
+                : "its NICs do not deliver each 128-byte block in order, so its network plugin "
+                  "leaves NCCL Simple only"));
+    }
     throw RequestError(fmt::format(
         "--select nccl: NCCL's model enables none of the allowed algorithms and protocols for {}",
         to_string(c)));

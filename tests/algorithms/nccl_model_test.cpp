@@ -273,5 +273,50 @@ TEST(NcclModel, CostsCollNetOnASharpFabric) {
       m_off.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
 }
 
+// EFA through aws-ofi-nccl (tests/data/configs/held-out/aws-p4d.yaml): the first EFA generation
+// does not deliver 128-byte blocks in order, so the plugin leaves NCCL Simple only, and from
+// 2.12 the 75 us latency it reports joins every network step of NCCL's model, twice for Simple
+// from 2.18 (`src/graph/tuning.cc`, latencyInter). Two nodes' Tree pays two network steps.
+TEST(NcclModel, EfaLeavesSimpleOnlyAndAddsThePluginLatency) {
+  const Topology t =
+      load_topology(std::string(COLLSIM_SOURCE_DIR) + "/tests/data/configs/held-out/aws-p4d.yaml");
+  const Communicator comm = Communicator::from_topology(t);
+  EXPECT_FALSE(t.in_order());
+  EXPECT_EQ(t.plugin_latency(), us(75));
+  const auto input = [&](NcclRelease v) { return nccl_model_input(t, comm, v); };
+  const NcclModelInput head = input(kNewestNccl);
+  EXPECT_FALSE(head.ll);
+  EXPECT_FALSE(head.ll128);
+  EXPECT_EQ(head.ring->latency_inter, 75.0);
+  EXPECT_EQ(head.tree->latency_inter, 75.0);
+  EXPECT_EQ(input(NcclRelease{11, 4}).ring->latency_inter, 0.0);  // before 2.12: not read
+  // What the plugin's latency adds to Tree/Simple's latency: 2 steps x 2 x 75 from 2.18, 2 x 75
+  // before.
+  const auto added = [&](NcclRelease v) {
+    NcclModelInput in = input(v);
+    const double with =
+        NcclModel(in).entry(Collective::kAllReduce, NcclAlgo::kTree, Protocol::kSimple).latency_us;
+    in.tree->latency_inter = 0;
+    return with - NcclModel(in)
+                      .entry(Collective::kAllReduce, NcclAlgo::kTree, Protocol::kSimple)
+                      .latency_us;
+  };
+  EXPECT_NEAR(added(kNewestNccl), 300.0, 1e-9);
+  EXPECT_NEAR(added(NcclRelease{17, 1}), 150.0, 1e-9);
+  const NcclModel m(head);
+  EXPECT_FALSE(m.entry(Collective::kAllReduce, NcclAlgo::kRing, Protocol::kLL).enabled);
+  for (std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{1} << 20, std::uint64_t{1} << 32}) {
+    const auto pick = m.best(Collective::kAllReduce, bytes);
+    ASSERT_TRUE(pick.has_value());
+    EXPECT_EQ(pick->proto, Protocol::kSimple) << bytes;
+  }
+  // NCCL's own transports report no latency and deliver in order.
+  const Topology ib = load_topology("h100-2node-ib");
+  EXPECT_TRUE(ib.in_order());
+  EXPECT_EQ(ib.plugin_latency(), Time{});
+  EXPECT_EQ(nccl_model_input(ib, Communicator::from_topology(ib), kNewestNccl).ring->latency_inter,
+            0.0);
+}
+
 }  // namespace
 }  // namespace collsim

@@ -25,6 +25,21 @@ TEST(TopoCommand, JsonHasTheSummaryKeys) {
   EXPECT_EQ(r.out, golden("topo_h100-2node-ib.json", r.out));
 }
 
+// A transport that changes what NCCL runs says so: EFA without in-order delivery (Simple only)
+// and the latency its plugin reports to NCCL's tuner.
+TEST(TopoCommand, SaysWhatTheTransportLeavesNccl) {
+  const CommandResult r =
+      run_collsim("topo " COLLSIM_SOURCE_DIR "/tests/data/configs/held-out/aws-p4d.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  efa              8       12.5 GB/s      300 ns\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("transport  Simple only (the NICs do not deliver 128-byte blocks in "
+                       "order); the network plugin reports 75 us to NCCL's tuner\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run_collsim("topo dgx-h100").out.find("transport"), std::string::npos);
+}
+
 TEST(TopoCommand, WritesGraphvizDot) {
   const std::string dot = std::string(COLLSIM_BINARY_DIR) + "/topo_test.dot";
   const CommandResult r = run_collsim("topo pcie-2gpu --dot " + dot);

@@ -25,6 +25,21 @@ TEST(UserErrors, OneLineAndExitOne) {
       {"predict h100-2node-ib --op allreduce --bytes 1M --algo collnet_direct --proto simple",
        "collsim: algorithm \"collnet_direct\" needs switches that reduce (InfiniBand SHARP) with "
        "NCCL's CollNet enabled; h100-2node-ib says network.sharp: false\n"},
+      {"predict " COLLSIM_SOURCE_DIR
+       "/tests/data/configs/held-out/aws-p4d.yaml --op allreduce --bytes 8 --proto ll",
+       "collsim: --select nccl: NCCL runs none of the allowed protocols (ll) on this cluster: its "
+       "NICs do not deliver each 128-byte block in order, so its network plugin leaves NCCL "
+       "Simple only\n"},
+      {"predict " COLLSIM_SOURCE_DIR
+       "/tests/data/configs/held-out/aws-p4d.yaml --op allreduce --bytes 8 --algo ring --proto "
+       "ll128",
+       "collsim: protocol ll128 needs NICs that deliver each 128-byte block in order, and "
+       "aws-p4d's do not (node.nics.in_order: false): its network plugin runs NCCL with Simple "
+       "only\n"},
+      {"predict pcie-2gpu --op allreduce --bytes 8 --proto ll128",
+       "collsim: --select nccl: NCCL runs none of the allowed protocols (ll128) on this cluster: "
+       "LL128 needs NVLink between the GPUs; --algo with --proto ll128 runs it anyway (NCCL "
+       "could not)\n"},
       {"predict dgx-h100 --op allreduce --bytes 0",
        "collsim: --bytes 0: no element to move; allreduce of f32 needs at least 4 B\n"},
       {"trace dgx-h100 --op allgather --bytes 8 -o x.json",

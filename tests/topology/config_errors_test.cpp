@@ -43,8 +43,13 @@ const std::vector<BadConfig> kBadConfigs = {
      "5:20: node.nvlink.fabric: unknown NVLink fabric \"nvswich\"; expected one of nvswitch, "
      "mesh; did you mean \"nvswitch\"?"},
     {"misspelled-nic-key.yaml",
-     "8:5: node.nics.bandwith: unknown key; expected one of count, bandwidth, latency, kind; "
-     "did you mean \"bandwidth\"?"},
+     "8:5: node.nics.bandwith: unknown key; expected one of count, bandwidth, latency, kind, "
+     "in_order, plugin_latency; did you mean \"bandwidth\"?"},
+    {"efa-without-in-order.yaml",
+     "7:5: node.nics: missing required key \"in_order\" for EFA NICs: false on the first EFA "
+     "generation (p3dn, p4d, p4de: aws-ofi-nccl then runs NCCL with the Simple protocol only), "
+     "true on p5 and later"},
+    {"plugin-latency-too-large.yaml", "12:21: node.nics.plugin_latency: expected at most 1000us"},
     {"p2p-not-bool.yaml", "5:44: node.pcie.p2p: expected true or false, got \"maybe\""},
     {"too-many-nics-for-lanes.yaml",
      "8:12: node.pcie.lanes: PCIe switch 0 would carry 2 GPUs and 2 NICs at x16 plus its "
