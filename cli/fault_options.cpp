@@ -27,6 +27,14 @@ void FaultArgs::apply(Topology& topo) const {
   if (gdr == "off" && pxn == "on") {
     throw RequestError("--pxn on needs GPUDirect RDMA: give --gdr on or leave --pxn out");
   }
+  if (gdr == "on") {
+    for (const Link& l : topo.links()) {
+      if (l.kind != LinkKind::kEthernet) continue;
+      throw RequestError(
+          "--gdr on: this cluster's NICs are kind ethernet, NCCL's socket transport, which moves "
+          "host memory only");
+    }
+  }
   const bool gdr_on = gdr.empty() ? topo.gdr() : gdr == "on";
   const bool pxn_on = pxn.empty() ? topo.pxn() : pxn == "on";
   TopologyBuilder::set_transport(topo, gdr_on, pxn_on);

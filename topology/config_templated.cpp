@@ -249,7 +249,18 @@ NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) 
     n.pxn = pxn->as_bool();
   }
   // GPUDirect RDMA: on unless the config says the NICs cannot reach GPU memory (route.cpp rule 5).
-  if (auto gdr = c.get("gdr")) n.gdr = gdr->as_bool();
+  // Ethernet NICs carry NCCL's socket transport, which moves host memory only (its properties'
+  // ptrSupport is NCCL_PTR_HOST, `src/transport/net_socket.cc`): never GPUDirect.
+  const bool sockets = node.nic_kind == LinkKind::kEthernet;
+  if (sockets) n.gdr = false;
+  if (auto gdr = c.get("gdr")) {
+    n.gdr = gdr->as_bool();
+    if (n.gdr && sockets) {
+      gdr->fail(
+          "node.nics.kind ethernet is NCCL's socket transport, which moves host memory only; "
+          "NICs that reach GPU memory over Ethernet are kind roce (or efa)");
+    }
+  }
   // SHARP: the InfiniBand switches reduce (Quantum and later), and NCCL runs CollNet over them
   // (NCCL_COLLNET_ENABLE=1 with the SHARP plugin; Topology::sharp()).
   if (auto sharp = c.get("sharp")) {

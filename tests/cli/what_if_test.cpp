@@ -2,6 +2,8 @@
 // takes them, a fault slows what it touches, and a bad target is one precise line, exit 1.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "tests/cli/run_collsim.hpp"
@@ -39,6 +41,35 @@ TEST(WhatIf, GdrOffStagesThroughHostMemory) {
   EXPECT_GT(time_us(off.out), 2.0 * time_us(on.out));
   EXPECT_NE(off.out.find("-> node0/cpu0 (pcie)"), std::string::npos) << off.out;  // bottleneck
   EXPECT_EQ(run_collsim(ring + " --gdr on").out, on.out);  // the preset's own setting
+}
+
+// Ethernet NICs are NCCL's socket transport, which moves host memory only: the cluster runs as
+// the same NICs as RoCE with GPUDirect RDMA off, and --gdr on is refused.
+TEST(WhatIf, EthernetIsTheSocketTransportWithoutGdr) {
+  const std::string sockets = COLLSIM_SOURCE_DIR "/tests/data/configs/sockets-2node.yaml";
+  std::ifstream in(sockets);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string roce = text.str();
+  roce.replace(roce.find("kind: ethernet"), 14, "kind: roce");
+  const std::string roce_file = std::string(COLLSIM_BINARY_DIR) + "/sockets-as-roce.yaml";
+  std::ofstream(roce_file) << roce << "  gdr: false\n";
+  const std::string ring = " --op allreduce --bytes 256M --algo ring --proto simple";
+  const CommandResult eth = run_collsim("predict " + sockets + ring);
+  const CommandResult off = run_collsim("predict " + roce_file + ring);
+  ASSERT_EQ(eth.status, 0) << eth.err;
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_EQ(time_us(eth.out), time_us(off.out));
+  // Staged through the CPUs, the 8 x 400G nodes lose more than half of what RDMA carries.
+  const CommandResult rdma = run_collsim("predict " + roce_file + ring + " --gdr on");
+  ASSERT_EQ(rdma.status, 0) << rdma.err;
+  EXPECT_GT(time_us(eth.out), 2.0 * time_us(rdma.out));
+  EXPECT_NE(eth.out.find("-> node0/cpu0 (pcie)"), std::string::npos) << eth.out;
+  const CommandResult on = run_collsim("predict " + sockets + ring + " --gdr on");
+  EXPECT_EQ(on.status, 1);
+  EXPECT_EQ(on.err,
+            "collsim: --gdr on: this cluster's NICs are kind ethernet, NCCL's socket transport, "
+            "which moves host memory only\n");
 }
 
 TEST(WhatIf, TransportSwitchesSayWhatCannotBe) {

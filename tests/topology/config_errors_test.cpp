@@ -50,6 +50,9 @@ const std::vector<BadConfig> kBadConfigs = {
      "generation (p3dn, p4d, p4de: aws-ofi-nccl then runs NCCL with the Simple protocol only), "
      "true on p5 and later"},
     {"plugin-latency-too-large.yaml", "12:21: node.nics.plugin_latency: expected at most 1000us"},
+    {"ethernet-with-gdr.yaml",
+     "9:8: network.gdr: node.nics.kind ethernet is NCCL's socket transport, which moves host "
+     "memory only; NICs that reach GPU memory over Ethernet are kind roce (or efa)"},
     {"p2p-not-bool.yaml", "5:44: node.pcie.p2p: expected true or false, got \"maybe\""},
     {"too-many-nics-for-lanes.yaml",
      "8:12: node.pcie.lanes: PCIe switch 0 would carry 2 GPUs and 2 NICs at x16 plus its "
