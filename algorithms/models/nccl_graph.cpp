@@ -82,6 +82,27 @@ double raised_tree_intra(const std::vector<double>& speeds, const NcclGraph& g, 
 
 }  // namespace
 
+namespace {
+
+// How a GPU reaches its NIC, in NCCL's path types: through PCIe switches only (PATH_PXB or
+// closer), through its CPU over NVLink-C2C (PATH_P2C), or through a CPU otherwise (PATH_PHB,
+// PATH_SYS). A GPU without a NIC has nothing to cross.
+enum class NicPath { kNear, kC2c, kFar };
+
+NicPath nic_path(const Topology& topo, DeviceId gpu) {
+  const auto nic = topo.nic_of(gpu);
+  if (!nic) return NicPath::kNear;
+  bool cpu = false, c2c = false;
+  for (LinkId l : topo.route(gpu, *nic).links) {
+    const Link& link = topo.link(l);
+    cpu = cpu || topo.device(link.dst).kind == DeviceKind::kCpu;
+    c2c = c2c || link.kind == LinkKind::kC2c;
+  }
+  return !cpu ? NicPath::kNear : c2c ? NicPath::kC2c : NicPath::kFar;
+}
+
+}  // namespace
+
 NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclVersion v,
                                 CpuVendor cpu) {
   return nccl_model_input(topo, comm,
@@ -115,6 +136,19 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   const double capacity = nvlink ? model.nvlinks * nccl_nvlink_bw(in.sm)
                                  : pcie_bw.gbyte_per_second() * 80.0 / 105.0;
   in.ll128 = nvlink && in.sm >= 70;
+  // Across nodes NCCL enables LL128 only where its graphs reach the NICs within PCIe switches
+  // (typeInter <= PATH_PXB), and on sm90+ also through another GPU over NVLink (PATH_PXN) and,
+  // from 2.27, over C2C (PATH_P2C) (`src/graph/tuning.cc` 2.16 to 2.30): a NIC behind the CPU
+  // leaves older GPUs without it.
+  if (in.nodes > 1 && in.ll128) {
+    const NicPath own = nic_path(topo, g0);
+    bool pxn = false;
+    for (DeviceId g : topo.gpus_of_node(topo.device(g0).node)) {
+      pxn = pxn || nic_path(topo, g) == NicPath::kNear;
+    }
+    in.ll128 = own == NicPath::kNear ||
+               (in.sm >= 90 && (pxn || (own == NicPath::kC2c && v.at_least(27))));
+  }
 
   // The node's NICs and one NIC's network rate.
   int nics = 0;
@@ -177,12 +211,7 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     shape.domains = in.nodes;
     shape.ppn = comm.min_ranks_per_node();  // comm->minLocalRanks
     shape.net_GBps = nic_gbps * std::max(1, nics / std::max(1, ppn));
-    // PATH_PXB or closer: the GPU reaches its NIC without crossing a CPU.
-    if (const auto nic = topo.nic_of(g0)) {
-      for (LinkId l : topo.route(g0, *nic).links) {
-        if (topo.device(topo.link(l).dst).kind == DeviceKind::kCpu) shape.nic_near = false;
-      }
-    }
+    shape.nic_near = nic_path(topo, g0) == NicPath::kNear;  // PATH_PXB or closer
     in.nvls_channels = nccl_nvls_channels(v, shape);
     const NvlsChunks chunks = nccl_nvls_chunks(v, shape);
     in.nvls_chunk = chunks.chunk;

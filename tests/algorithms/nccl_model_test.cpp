@@ -318,5 +318,21 @@ TEST(NcclModel, EfaLeavesSimpleOnlyAndAddsThePluginLatency) {
             0.0);
 }
 
+// LL128 across nodes: NCCL enables it only where its graphs reach the NICs within PCIe switches
+// (typeInter <= PATH_PXB), on sm90+ also through another GPU (PXN) and from 2.27 over C2C.
+// Summit's V100s reach their NICs through the POWER9s; a GB200 tray's GPUs through Grace.
+TEST(NcclModel, Ll128AcrossNodesNeedsNicsWithinPcieSwitches) {
+  const auto ll128 = [](const std::string& preset, int nodes, NcclRelease v) {
+    const Topology t = load_topology(preset, LoadOptions{nodes});
+    return nccl_model_input(t, Communicator::from_topology(t), v).ll128;
+  };
+  EXPECT_TRUE(ll128("summit", 1, kNewestNccl));  // one node: no NIC in the graph
+  EXPECT_FALSE(ll128("summit", 2, kNewestNccl));
+  EXPECT_TRUE(ll128("h100-2node-ib", 2, kNewestNccl));
+  EXPECT_TRUE(ll128("dgx-a100", 1, kNewestNccl));
+  EXPECT_TRUE(ll128("gb200-nvl72", 36, kNewestNccl));
+  EXPECT_FALSE(ll128("gb200-nvl72", 36, NcclRelease{26, 2}));
+}
+
 }  // namespace
 }  // namespace collsim
