@@ -54,7 +54,7 @@ void register_import(CLI::App& app) {
   cmd->add_option("--gpu", args->options.gpu_model,
                   "the GPU model, where the file does not tell it (e.g. H200, H100-PCIe)");
   cmd->add_option("--nic-kind", args->options.nic_kind,
-                  "ib, roce or ethernet (default: from the NIC names)");
+                  "ib, roce, ethernet or efa (default: from the NIC names)");
   cmd->add_option("--nic-bandwidth", args->options.nic_bandwidth,
                   "NIC speed, e.g. 400Gbps (nvidia-smi output does not give it)");
   cmd->callback([args] { run_import(*args); });

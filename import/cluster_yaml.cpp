@@ -65,6 +65,8 @@ void write_node(std::string& y, const ImportedNode& n) {
     y += fmt::format("    count: {}\n", n.nics);
     y += fmt::format("    bandwidth: {:g}Gbps\n", *n.nic_Gbps);
     y += fmt::format("    kind: {}\n", n.nic_kind);
+    if (n.nic_in_order) y += fmt::format("    in_order: {}\n", *n.nic_in_order);
+    if (n.plugin_latency_us) y += fmt::format("    plugin_latency: {:g}us\n", *n.plugin_latency_us);
     y += "    latency: 0.3us\n";
   }
 }

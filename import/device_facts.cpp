@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <map>
 
+#include "import/imported_node.hpp"
 #include "import/xml.hpp"
+#include "topology/gpu_models.hpp"
 
 namespace collsim {
 
@@ -30,9 +32,9 @@ double pcie_x16_GBps(std::string_view link_speed, std::string_view where) {
 std::string nic_kind_of(const std::vector<std::string>& names, const std::string& chosen,
                         std::vector<std::string>& assumed) {
   if (!chosen.empty()) {
-    if (chosen != "ib" && chosen != "roce" && chosen != "ethernet") {
+    if (chosen != "ib" && chosen != "roce" && chosen != "ethernet" && chosen != "efa") {
       throw ImportError(
-          fmt::format("--nic-kind: expected ib, roce or ethernet, got \"{}\"", chosen));
+          fmt::format("--nic-kind: expected ib, roce, ethernet or efa, got \"{}\"", chosen));
     }
     return chosen;
   }
@@ -43,6 +45,8 @@ std::string nic_kind_of(const std::vector<std::string>& names, const std::string
     return true;
   };
   if (all([](const std::string& n) { return n.starts_with("roce"); })) return "roce";
+  // EFA devices are named rdmapNsM by their PCI location (rdma-core's efa driver).
+  if (all([](const std::string& n) { return n.starts_with("rdmap"); })) return "efa";
   if (all([](const std::string& n) {
         return n.starts_with("eth") || n.starts_with("en") || n.starts_with("bond");
       })) {
@@ -52,6 +56,17 @@ std::string nic_kind_of(const std::vector<std::string>& names, const std::string
   assumed.push_back(fmt::format("NICs {} taken as InfiniBand (--nic-kind roce|ethernet if not)",
                                 fmt::join(names, ", ")));
   return "ib";
+}
+
+void infer_efa_delivery(ImportedNode& n) {
+  if (n.nic_kind != "efa") return;
+  const GpuModel* m = find_gpu_model(n.gpu_model);
+  const int sm = m != nullptr ? m->sm : 0;
+  n.nic_in_order = sm >= 90;
+  n.assumed.push_back(fmt::format(
+      "EFA {} deliver 128-byte blocks in order, as on instances of {} GPUs (in_order; "
+      "docs/config.md, Transports)",
+      *n.nic_in_order ? "does" : "does not", n.gpu_model));
 }
 
 // NCCL's CPU-to-CPU bandwidths (src/graph/topo.h [S7]; docs/nccl-model.md): Intel by model

@@ -14,10 +14,18 @@ namespace collsim {
 // 15.75, 31.5, 63. ImportError naming `where` for anything else.
 double pcie_x16_GBps(std::string_view link_speed, std::string_view where);
 
-// ib, roce or ethernet: `chosen` when given (checked), else from the names (ibp*/ib* ib, roce*
-// roce, eth*/en*/bond* ethernet; mlx5_* assumed ib, with a line added to `assumed`).
+// ib, roce, ethernet or efa: `chosen` when given (checked), else from the names (ibp*/ib* ib,
+// roce* roce, rdmap* efa, eth*/en*/bond* ethernet; mlx5_* assumed ib, with a line added to
+// `assumed`).
 std::string nic_kind_of(const std::vector<std::string>& names, const std::string& chosen,
                         std::vector<std::string>& assumed);
+
+struct ImportedNode;
+// For EFA NICs (nic_kind "efa"): whether they deliver 128-byte blocks in order, which no dump
+// says, taken from the GPU generation of the instance (pre-Hopper GPUs: the first EFA
+// generation, p3dn/p4d/p4de, out of order; Hopper and later: p5 on, in order), with a line in
+// `assumed`. Nothing for other kinds.
+void infer_efa_delivery(ImportedNode& n);
 
 // NCCL's socket-to-socket bandwidth in GB/s for a CPU vendor ("GenuineIntel", "AuthenticAMD")
 // and model number as its dump writes them, with a sentence saying which constant; nullopt when

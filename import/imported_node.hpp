@@ -34,6 +34,8 @@ struct ImportedNode {
   int nics = 0;
   std::optional<double> nic_Gbps;
   std::string nic_kind = "ib";
+  std::optional<bool> nic_in_order;         // efa: whether it delivers 128-byte blocks in order
+  std::optional<double> plugin_latency_us;  // what the network plugin reported to NCCL, if not 0
   std::vector<std::string> read;     // what the file said, one comment line each
   std::vector<std::string> assumed;  // what it did not say and the import chose
 };
@@ -42,7 +44,7 @@ struct ImportedNode {
 struct ImportOptions {
   std::string name;           // the cluster's name; default: the file's stem
   std::string gpu_model;      // overrides the model inferred from the file
-  std::string nic_kind;       // ib, roce or ethernet; default: from the NIC names
+  std::string nic_kind;       // ib, roce, ethernet or efa; default: from the NIC names
   std::string nic_bandwidth;  // e.g. "400Gbps"; required by nvidia-smi input that lists NICs
 };
 

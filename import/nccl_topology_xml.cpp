@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -37,6 +38,7 @@ struct Nic {
   std::string name;
   long speed_mbps = 0;
   int switch_id = -1;
+  double latency_us = 0;  // what the network plugin reported to NCCL (ncclNetProperties_t)
 };
 
 struct Walk {
@@ -74,7 +76,19 @@ long number(const XmlElement& e, std::string_view key, std::string_view file) {
 void read_nic(const XmlElement& nic, int switch_id, Walk& w) {
   for (const XmlElement& net : nic.children) {
     if (net.name != "net") continue;
-    w.nics.push_back({required(net, "name", w.file), number(net, "speed", w.file), switch_id});
+    // NCCL writes the latency the network plugin reports as "latency" (topo.cc: "75" or
+    // "75.000000" by release); some dumps lack it.
+    double latency = 0;
+    if (const auto text = net.attribute("latency")) {
+      char* end = nullptr;
+      latency = std::strtod(text->c_str(), &end);
+      if (text->empty() || end != text->c_str() + text->size() || !(latency >= 0)) {
+        throw ImportError(fmt::format("{}: latency: expected a number of microseconds, got \"{}\"",
+                                      net.where(w.file), *text));
+      }
+    }
+    w.nics.push_back(
+        {required(net, "name", w.file), number(net, "speed", w.file), switch_id, latency});
   }
 }
 
@@ -241,6 +255,11 @@ void read_nics(const Walk& w, const ImportOptions& o, ImportedNode& n) {
   n.read.push_back(fmt::format("NICs {} at {} Mb/s", fmt::join(names, ", "), lo));
   if (lo != hi) n.assumed.push_back(fmt::format("NIC speeds {} to {} Mb/s: all at {}", lo, hi, lo));
   n.nic_kind = nic_kind_of(names, o.nic_kind, n.assumed);
+  const double latency = w.nics.front().latency_us;
+  if (latency > 0) {
+    n.plugin_latency_us = latency;
+    n.read.push_back(fmt::format("the network plugin reports {:g} us to NCCL's tuner", latency));
+  }
 }
 
 }  // namespace
@@ -301,6 +320,7 @@ ImportedNode read_nccl_topology_xml(std::string_view text, std::string_view file
   read_pcie(w.gpus, file, n);
   read_switches(w, n);
   read_nics(w, options, n);
+  infer_efa_delivery(n);
   return n;
 }
 

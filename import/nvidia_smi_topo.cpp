@@ -324,6 +324,7 @@ ImportedNode read_nvidia_smi_topo(std::string_view text, std::string_view file,
     }
     n.read.push_back(fmt::format("NICs {}", fmt::join(names, ", ")));
     n.nic_kind = nic_kind_of(names, o.nic_kind, n.assumed);
+    infer_efa_delivery(n);
   }
   return n;
 }

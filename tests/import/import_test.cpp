@@ -75,6 +75,37 @@ TEST(NcclTopologyXml, GpusFollowCudaDeviceOrderAndADirectMeshIsAMesh) {
   EXPECT_EQ(n.smp_GBps, 16.0);      // AMD: NCCL's AMD_BW
 }
 
+// EFA devices (rdmap*, the efa driver's names) are kind efa; the plugin's reported latency is
+// read from the dump, and in-order delivery taken from the GPU generation (an A100 instance is
+// the first EFA generation: out of order). The YAML written loads.
+TEST(NcclTopologyXml, ReadsEfaNicsAndThePluginLatency) {
+  const std::string xml = R"(<system version="1">
+  <cpu numaid="0" vendor="GenuineIntel" modelid="85">
+    <pci busid="0000:10:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:10:1b.0" class="0x020000" link_speed="16.0 GT/s PCIe" link_width="16">
+        <nic><net name="rdmap16s27" dev="0" speed="100000" port="1" latency="75.000000" gdr="1"/></nic>
+      </pci>
+      <pci busid="0000:10:1c.0" class="0x030200" device="0x20b0" link_speed="16.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="80" rank="0"/>
+      </pci>
+    </pci>
+  </cpu>
+</system>)";
+  const ImportedNode n = read_nccl_topology_xml(xml, "p4d.xml", {});
+  EXPECT_EQ(n.nic_kind, "efa");
+  ASSERT_TRUE(n.nic_in_order.has_value());
+  EXPECT_FALSE(*n.nic_in_order);
+  EXPECT_EQ(n.plugin_latency_us, 75.0);
+  const std::string yaml = cluster_yaml(n);
+  EXPECT_NE(yaml.find("    kind: efa\n    in_order: false\n    plugin_latency: 75us\n"),
+            std::string::npos)
+      << yaml;
+  std::string bad = xml;
+  bad.replace(bad.find("75.000000"), 9, "soon");
+  EXPECT_EQ(import_error(bad, true),
+            "t.xml:5:14: <net>: latency: expected a number of microseconds, got \"soon\"");
+}
+
 TEST(NcclTopologyXml, MalformedInputIsLocated) {
   EXPECT_EQ(import_error("<system>\n  <cpu numaid=\"0\">\n</system>", true),
             "t.xml:3:1: expected </cpu> closing <cpu> of line 2, got </system");
