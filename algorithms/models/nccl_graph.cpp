@@ -156,9 +156,12 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     nics += (d.kind == DeviceKind::kNic && d.node == topo.device(g0).node) ? 1 : 0;
   }
   double nic_gbps = 0;
+  bool efa = false;
   if (const auto nic = topo.nic_of(g0)) {
     for (LinkId l : topo.out_links(*nic)) {
-      if (is_network(topo.link(l).kind)) nic_gbps = topo.link(l).bandwidth.gbyte_per_second();
+      if (!is_network(topo.link(l).kind)) continue;
+      nic_gbps = topo.link(l).bandwidth.gbyte_per_second();
+      efa = efa || topo.link(l).kind == LinkKind::kEfa;
     }
   }
 
@@ -216,6 +219,13 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     const NvlsChunks chunks = nccl_nvls_chunks(v, shape);
     in.nvls_chunk = chunks.chunk;
     in.nvls_tree_max_chunk = chunks.tree_max;
+    // aws-ofi-nccl sets NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE to 512 KiB for the
+    // process on every EFA platform whose GPUs sit on an NVSwitch (p5, p5e, p5en, p6: its
+    // platform table, src/platform-aws.cpp, [S50]), undoing 2.19.3's 64 KiB NVLSTree chunk.
+    if (efa) {
+      in.nvls_chunk = 524288;
+      in.nvls_tree_max_chunk = 524288;
+    }
   }
   // CollNet, where the fabric's switches reduce and NCCL runs it (network.sharp, several nodes).
   // Its chain graph is a tree search held to the ring's channel count and its direct graph one

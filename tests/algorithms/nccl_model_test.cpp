@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "algorithms/ir/communicator.hpp"
 #include "tests/preset_with.hpp"
 #include "topology/error.hpp"
@@ -332,6 +335,25 @@ TEST(NcclModel, Ll128AcrossNodesNeedsNicsWithinPcieSwitches) {
   EXPECT_TRUE(ll128("dgx-a100", 1, kNewestNccl));
   EXPECT_TRUE(ll128("gb200-nvl72", 36, kNewestNccl));
   EXPECT_FALSE(ll128("gb200-nvl72", 36, NcclRelease{26, 2}));
+}
+
+// aws-ofi-nccl sets NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE to 512 KiB on its
+// NVSwitch platforms (p5 on): the same nodes on EFA cut NVLS and NVLSTree in 512 KiB chunks.
+TEST(NcclModel, EfaNvlsChunksAreThePluginsSetting) {
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/configs/h100-2node-ib.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  yaml.replace(yaml.find("kind: ib"), 8, "kind: efa\n    in_order: true");
+  const Topology efa = parse_topology(yaml, "h100-2node-efa.yaml");
+  const NcclModelInput e = nccl_model_input(efa, Communicator::from_topology(efa), kNewestNccl);
+  EXPECT_EQ(e.nvls_chunk, 524288u);
+  EXPECT_EQ(e.nvls_tree_max_chunk, 524288u);
+  EXPECT_TRUE(e.ll);
+  const Topology ib = load_topology("h100-2node-ib");
+  const NcclModelInput i = nccl_model_input(ib, Communicator::from_topology(ib), kNewestNccl);
+  EXPECT_EQ(i.nvls_chunk, 131072u);
+  EXPECT_EQ(i.nvls_tree_max_chunk, 0u);  // NCCL's fallback
 }
 
 }  // namespace
