@@ -188,11 +188,14 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
   }
   if (c == Collective::kAllToAll || c == Collective::kGather || c == Collective::kScatter ||
       c == Collective::kSendRecv) {
-    // Point-to-point: one message per peer; LL while it fits NCCL_P2P_LL_THRESHOLD per channel.
+    // Point-to-point: one message per peer; LL while it fits NCCL_P2P_LL_THRESHOLD per channel,
+    // and only where the NICs deliver in order (collsim runs one protocol for the whole
+    // collective, and refuses LL on such NICs; NCCL itself keeps network peers on Simple unless
+    // NCCL_ALLOC_P2P_NET_LL_BUFFERS is set, which is not restated here).
     const int ranks = std::max(1, m.input().ranks);
     const std::uint64_t per_peer = c == Collective::kSendRecv ? bytes : bytes / ranks;
     const int channels = std::max(1, m.input().runtime_channels);
-    const bool ll = per_peer <= static_cast<std::uint64_t>(channels) * 16384;
+    const bool ll = m.input().ll && per_peer <= static_cast<std::uint64_t>(channels) * 16384;
     Selection s{{"direct", ll ? Protocol::kLL : Protocol::kSimple},
                 0,
                 ll ? "P2P/LL" : "P2P/Simple",

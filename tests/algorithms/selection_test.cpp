@@ -181,6 +181,12 @@ TEST(Selection, NcclPolicyForPointToPointAndBarrier) {
   s = select_nccl(m, Collective::kAllToAll, 64 << 20, all);
   EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
   EXPECT_THROW(select_nccl(m, Collective::kBarrier, 0, all), RequestError);
+  // NICs that do not deliver in order (EFA on p4d) leave Simple only, point-to-point too.
+  NcclModelInput in = m.input();
+  in.ll = in.ll128 = false;
+  s = select_nccl(NcclModel(in), Collective::kAllToAll, 1 << 20, all);
+  EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
+  EXPECT_EQ(s.nccl_pick, "P2P/Simple");
 }
 
 TEST(Selection, CrossoversInWords) {
