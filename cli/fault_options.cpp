@@ -1,5 +1,7 @@
 #include "cli/fault_options.hpp"
 
+#include <algorithm>
+
 #include "topology/builder.hpp"
 #include "topology/error.hpp"
 
@@ -27,13 +29,13 @@ void FaultArgs::apply(Topology& topo) const {
   if (gdr == "off" && pxn == "on") {
     throw RequestError("--pxn on needs GPUDirect RDMA: give --gdr on or leave --pxn out");
   }
-  if (gdr == "on") {
-    for (const Link& l : topo.links()) {
-      if (l.kind != LinkKind::kEthernet) continue;
-      throw RequestError(
-          "--gdr on: this cluster's NICs are kind ethernet, NCCL's socket transport, which moves "
-          "host memory only");
-    }
+  const auto& links = topo.links();
+  if (gdr == "on" && std::any_of(links.begin(), links.end(), [](const Link& l) {
+        return l.kind == LinkKind::kEthernet;
+      })) {
+    throw RequestError(
+        "--gdr on: this cluster's NICs are kind ethernet, NCCL's socket transport, which moves "
+        "host memory only");
   }
   const bool gdr_on = gdr.empty() ? topo.gdr() : gdr == "on";
   const bool pxn_on = pxn.empty() ? topo.pxn() : pxn == "on";

@@ -80,10 +80,6 @@ double raised_tree_intra(const std::vector<double>& speeds, const NcclGraph& g, 
   return intra;
 }
 
-}  // namespace
-
-namespace {
-
 // How a GPU reaches its NIC, in NCCL's path types: through PCIe switches only (PATH_PXB or
 // closer), through its CPU over NVLink-C2C (PATH_P2C), or through a CPU otherwise (PATH_PHB,
 // PATH_SYS). A GPU without a NIC has nothing to cross.
@@ -136,12 +132,12 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   const double capacity = nvlink ? model.nvlinks * nccl_nvlink_bw(in.sm)
                                  : pcie_bw.gbyte_per_second() * 80.0 / 105.0;
   in.ll128 = nvlink && in.sm >= 70;
+  const NicPath own = nic_path(topo, g0);
   // Across nodes NCCL enables LL128 only where its graphs reach the NICs within PCIe switches
   // (typeInter <= PATH_PXB), and on sm90+ also through another GPU over NVLink (PATH_PXN) and,
   // from 2.27, over C2C (PATH_P2C) (`src/graph/tuning.cc` 2.16 to 2.30): a NIC behind the CPU
   // leaves older GPUs without it.
   if (in.nodes > 1 && in.ll128) {
-    const NicPath own = nic_path(topo, g0);
     bool pxn = false;
     for (DeviceId g : topo.gpus_of_node(topo.device(g0).node)) {
       pxn = pxn || nic_path(topo, g) == NicPath::kNear;
@@ -214,7 +210,7 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     shape.domains = in.nodes;
     shape.ppn = comm.min_ranks_per_node();  // comm->minLocalRanks
     shape.net_GBps = nic_gbps * std::max(1, nics / std::max(1, ppn));
-    shape.nic_near = nic_path(topo, g0) == NicPath::kNear;  // PATH_PXB or closer
+    shape.nic_near = own == NicPath::kNear;  // PATH_PXB or closer
     in.nvls_channels = nccl_nvls_channels(v, shape);
     const NvlsChunks chunks = nccl_nvls_chunks(v, shape);
     in.nvls_chunk = chunks.chunk;
