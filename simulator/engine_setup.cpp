@@ -152,14 +152,23 @@ void Engine<Net>::init_streams() {
   }
   streams_.resize(n);
   waiters_.resize(n);
-  // Only the simulated channels' dependencies are kept: runs of the others stay unexpanded.
-  std::vector<char> simulated(static_cast<std::size_t>(sched_.channel_count()), 0);
-  for (int actual : fold_.simulated) simulated[static_cast<std::size_t>(actual)] = 1;
-  for (int r = 0; r < period_; ++r) {
-    std::vector<Dependency> deps;
-    for (const DependencyRun& run : sched_.dependency_runs(r)) {
-      if (simulated[static_cast<std::size_t>(run.first.channel)] != 0) expand(run, deps);
+  // Only the simulated channels' dependencies are kept, asked for as ranges of consecutive IR
+  // channels (a folded NCCL channel is one): a source then builds only those channels'.
+  std::vector<std::pair<int, int>> ranges;
+  for (int actual : fold_.simulated) {
+    if (!ranges.empty() && ranges.back().second == actual) {
+      ++ranges.back().second;
+    } else {
+      ranges.emplace_back(actual, actual + 1);
     }
+  }
+  std::vector<DependencyRun> runs;
+  std::vector<Dependency> deps;
+  for (int r = 0; r < period_; ++r) {
+    runs.clear();
+    for (const auto& [first, end] : ranges) sched_.append_dependency_runs(r, first, end, runs);
+    deps.clear();
+    for (const DependencyRun& run : runs) expand(run, deps);
     // Sorted only where the generator did not list them in this order: NVLSTree does, and its
     // switches have one per piece, millions at scale.
     const auto by_op = [](const Dependency& a, const Dependency& b) {

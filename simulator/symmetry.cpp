@@ -238,9 +238,12 @@ ChannelFold fold_channels(const Schedule& s, const Topology& topo, const std::ve
   // They are compared as canonical runs (DependencyRun): equal runs, equal lists, without the
   // list (a 1 TiB tree's roots have a dependency per piece, millions).
   std::vector<std::vector<DependencyRun>> deps(static_cast<std::size_t>(nc));
+  std::vector<DependencyRun> runs;  // one actor's, the buffer kept from actor to actor
   for (int a = 0; a < actors; ++a) {
     for (auto& d : deps) d.clear();
-    for (DependencyRun d : s.dependency_runs(a)) {
+    runs.clear();
+    s.append_dependency_runs(a, 0, s.channel_count(), runs);
+    for (DependencyRun d : runs) {
       const int k = d.first.channel / g;
       if (d.first.after_channel / g != k) return no_fold(s);
       d.first.channel -= k * g;

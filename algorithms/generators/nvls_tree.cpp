@@ -107,61 +107,23 @@ class NvlsTreeSource final : public GroupSource {
 
   std::vector<Dependency> dependencies(int rank) const override {
     std::vector<Dependency> deps;
-    if (rank >= n_) {
-      // Each channel's non-empty blocks, in order, and how many pieces each is cut into.
-      std::vector<std::vector<std::pair<int, std::uint64_t>>> blocks(channels_);
-      std::uint64_t all_pieces = 0;
-      for (int c = 0; c < channels_; ++c) {
-        for (int b = 0; b < g_; ++b) {
-          const std::uint64_t len = block(c, b).length;
-          if (len == 0) continue;
-          blocks[c].emplace_back(b, pieces_of(bytes(len)));
-          all_pieces += blocks[c].back().second;
-        }
-      }
-      // One dependency per piece of each block on its way up, and g per piece on the way down;
-      // reserved once for every channel (a reserve per channel would copy the list each time).
-      deps.reserve(all_pieces * static_cast<std::uint64_t>(1 + g_));
-      for (int c = 0; c < channels_; ++c) {
-        const int base = c * width();
-        const std::vector<std::pair<int, std::uint64_t>>& present = blocks[c];
-        std::uint64_t most = 0;
-        for (const auto& block_pieces : present) most = std::max(most, block_pieces.second);
-        // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
-        // g ops per block and piece, the blocks in turn).
-        const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);
-        for (std::size_t j = 0; j < present.size(); ++j) {
-          const auto [b, n] = present[j];
-          for (std::uint64_t k = 0; k < n; ++k) {
-            deps.push_back({base + 1 + b, k, base, k * up_per_piece + (j + 1) * g_ - 1});
-          }
-        }
-        const std::uint64_t per_piece = present.size();
-        for (int m = 0; m < g_; ++m) {
-          for (std::uint64_t k = 0; k < most; ++k) {
-            for (std::size_t j = 0; j < present.size(); ++j) {
-              const auto [b, n] = present[j];
-              if (k >= n) continue;  // an empty piece: nothing to wait for
-              deps.push_back({base + 1 + 2 * g_ + m, k * per_piece + j, base + 1 + g_ + b, k});
-            }
-          }
-        }
-      }
-      return deps;
-    }
-    // A root head starts down with piece k once its up has the sum of piece k.
-    const int node = req_.comm.node_of(rank);
-    const int b = req_.comm.local_rank(rank);
-    for (int c = 0; c < channels_; ++c) {
-      const Span blk = block(c, b);
-      if (blk.length == 0 || tree(node, b, c).parent >= 0) continue;
-      const std::uint64_t u = head_up(node, b, c, 0, 0).size();
-      const std::uint64_t w = head_down(node, b, c, 0, 0).size();
-      for (std::uint64_t k = 0; k < pieces_of(bytes(blk.length)); ++k) {
-        deps.push_back({c * width() + 1 + g_ + b, k * w, c * width() + 1 + b, k * u + u - 1});
-      }
-    }
+    each_dependency(rank, 0, channels_ * width(), [&](const Dependency& d) { deps.push_back(d); });
     return deps;
+  }
+
+  std::vector<DependencyRun> dependency_runs(int rank) const override {
+    std::vector<DependencyRun> runs;
+    append_dependency_runs(rank, 0, channels_ * width(), runs);
+    return runs;
+  }
+
+  // Straight into runs, without the list: a switch has (1 + g) dependencies a piece, and most
+  // of them are runs of one (a member's multicast waits on each head's down lane in turn).
+  void append_dependency_runs(int rank, int first_channel, int end_channel,
+                              std::vector<DependencyRun>& out) const override {
+    DependencyRunBuilder runs(out);
+    each_dependency(rank, first_channel, end_channel, [&](const Dependency& d) { runs.add(d); });
+    runs.finish();
   }
 
  protected:
@@ -169,6 +131,66 @@ class NvlsTreeSource final : public GroupSource {
   std::uint64_t scratch_elems(int /*rank*/) const override { return 2 * req_.count; }
 
  private:
+  // Calls f with each of rank's dependencies on IR channels [first, end), sorted by (channel,
+  // op): the NCCL channels that range touches, and of each only the lanes inside it.
+  template <class F>
+  void each_dependency(int rank, int first, int end, F&& f) const {
+    const auto inside = [&](int ir_channel) { return ir_channel >= first && ir_channel < end; };
+    const int c_first = std::max(0, first / width());
+    const int c_end = std::min(channels_, (end + width() - 1) / width());
+    if (rank >= n_) {
+      // Channel c's non-empty blocks, in order, and how many pieces each is cut into.
+      std::vector<std::pair<int, std::uint64_t>> present;
+      for (int c = c_first; c < c_end; ++c) {
+        present.clear();
+        for (int b = 0; b < g_; ++b) {
+          const std::uint64_t len = block(c, b).length;
+          if (len != 0) present.emplace_back(b, pieces_of(bytes(len)));
+        }
+        const int base = c * width();
+        std::uint64_t most = 0;
+        for (const auto& block_pieces : present) most = std::max(most, block_pieces.second);
+        // Hand piece k of block b to its head once the switch has reduced it (lane 0 runs
+        // g ops per block and piece, the blocks in turn).
+        const std::uint64_t up_per_piece = present.size() * static_cast<std::uint64_t>(g_);
+        for (std::size_t j = 0; j < present.size(); ++j) {
+          const auto [b, n] = present[j];
+          if (!inside(base + 1 + b)) continue;
+          for (std::uint64_t k = 0; k < n; ++k) {
+            f(Dependency{base + 1 + b, k, base, k * up_per_piece + (j + 1) * g_ - 1});
+          }
+        }
+        // Multicast piece k of block b to member m once its head has returned it.
+        const std::uint64_t per_piece = present.size();
+        for (int m = 0; m < g_; ++m) {
+          if (!inside(base + 1 + 2 * g_ + m)) continue;
+          for (std::uint64_t k = 0; k < most; ++k) {
+            for (std::size_t j = 0; j < present.size(); ++j) {
+              const auto [b, n] = present[j];
+              if (k >= n) continue;  // an empty piece: nothing to wait for
+              f(Dependency{base + 1 + 2 * g_ + m, k * per_piece + j, base + 1 + g_ + b, k});
+            }
+          }
+        }
+      }
+      return;
+    }
+    // A root head starts down with piece k once its up has the sum of piece k.
+    const int node = req_.comm.node_of(rank);
+    const int b = req_.comm.local_rank(rank);
+    for (int c = c_first; c < c_end; ++c) {
+      const Span blk = block(c, b);
+      if (blk.length == 0 || tree(node, b, c).parent >= 0 || !inside(c * width() + 1 + g_ + b)) {
+        continue;
+      }
+      const std::uint64_t u = head_up(node, b, c, 0, 0).size();
+      const std::uint64_t w = head_down(node, b, c, 0, 0).size();
+      for (std::uint64_t k = 0; k < pieces_of(bytes(blk.length)); ++k) {
+        f(Dependency{c * width() + 1 + g_ + b, k * w, c * width() + 1 + b, k * u + u - 1});
+      }
+    }
+  }
+
   int width() const { return 1 + 3 * g_; }
   std::uint64_t down(std::uint64_t off) const { return bytes(req_.count) + off; }
   // Local rank i of `node`; the head of block b is member b.

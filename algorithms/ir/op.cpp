@@ -55,28 +55,40 @@ std::string describe(const Op& op) {
   return fmt::format("{}{}, {} B", to_string(op.kind), peers, op.bytes);
 }
 
-std::vector<DependencyRun> compress(const std::vector<Dependency>& deps) {
-  std::vector<DependencyRun> runs;
-  for (std::size_t i = 0; i < deps.size();) {
-    DependencyRun run{deps[i]};
-    const Dependency& a = deps[i];
-    std::size_t j = i + 1;
-    if (j < deps.size() && deps[j].channel == a.channel &&
-        deps[j].after_channel == a.after_channel && deps[j].op > a.op &&
-        deps[j].after_op >= a.after_op) {
-      run.op_step = deps[j].op - a.op;
-      run.after_step = deps[j].after_op - a.after_op;
-      while (j < deps.size() && deps[j].channel == a.channel &&
-             deps[j].after_channel == a.after_channel &&
-             deps[j].op == a.op + run.count * run.op_step &&
-             deps[j].after_op == a.after_op + run.count * run.after_step) {
-        ++run.count;
-        ++j;
+// A run opens with one dependency; the next, if it is on the same two channels and later on
+// both, sets the steps; it goes on while the progression does. What cannot join closes it.
+void DependencyRunBuilder::add(const Dependency& d) {
+  if (open_) {
+    const Dependency& a = run_.first;
+    if (d.channel == a.channel && d.after_channel == a.after_channel) {
+      if (run_.count == 1 && d.op > a.op && d.after_op >= a.after_op) {
+        run_.op_step = d.op - a.op;
+        run_.after_step = d.after_op - a.after_op;
+        run_.count = 2;
+        return;
+      }
+      if (run_.count >= 2 && d.op == a.op + run_.count * run_.op_step &&
+          d.after_op == a.after_op + run_.count * run_.after_step) {
+        ++run_.count;
+        return;
       }
     }
-    runs.push_back(run);
-    i = j;
+    out_.push_back(run_);
   }
+  run_ = DependencyRun{d};
+  open_ = true;
+}
+
+void DependencyRunBuilder::finish() {
+  if (open_) out_.push_back(run_);
+  open_ = false;
+}
+
+std::vector<DependencyRun> compress(const std::vector<Dependency>& deps) {
+  std::vector<DependencyRun> runs;
+  DependencyRunBuilder b(runs);
+  for (const Dependency& d : deps) b.add(d);
+  b.finish();
   return runs;
 }
 

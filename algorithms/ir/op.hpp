@@ -85,6 +85,21 @@ struct DependencyRun {
   bool operator==(const DependencyRun&) const = default;
 };
 
+// Cuts a sorted dependency list into its canonical runs as the list arrives, one dependency at
+// a time, appending them to `out`: compress() without the list, for a source whose dependencies
+// come one per piece (NVLSTree's switches: millions at scale). finish() closes the last run.
+class DependencyRunBuilder {
+ public:
+  explicit DependencyRunBuilder(std::vector<DependencyRun>& out) : out_(out) {}
+  void add(const Dependency& d);
+  void finish();
+
+ private:
+  std::vector<DependencyRun>& out_;
+  DependencyRun run_;
+  bool open_ = false;
+};
+
 // The canonical runs of a sorted dependency list, and the list a run stands for.
 std::vector<DependencyRun> compress(const std::vector<Dependency>& deps);
 void expand(const DependencyRun& run, std::vector<Dependency>& out);

@@ -12,6 +12,13 @@ std::vector<DependencyRun> OpSource::dependency_runs(int rank) const {
   return compress(dependencies(rank));
 }
 
+void OpSource::append_dependency_runs(int rank, int first_channel, int end_channel,
+                                      std::vector<DependencyRun>& out) const {
+  for (const DependencyRun& run : dependency_runs(rank)) {
+    if (run.first.channel >= first_channel && run.first.channel < end_channel) out.push_back(run);
+  }
+}
+
 // The default cursor: random access through op().
 std::unique_ptr<OpStream> OpSource::stream(int rank, int channel) const {
   return stream_by_index(op_count(rank, channel),
@@ -73,6 +80,11 @@ std::vector<Dependency> Schedule::dependencies(int rank) const {
 
 std::vector<DependencyRun> Schedule::dependency_runs(int rank) const {
   return source_->dependency_runs(rank);
+}
+
+void Schedule::append_dependency_runs(int rank, int first_channel, int end_channel,
+                                      std::vector<DependencyRun>& out) const {
+  source_->append_dependency_runs(rank, first_channel, end_channel, out);
 }
 
 std::uint64_t Schedule::total_ops() const {

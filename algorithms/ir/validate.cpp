@@ -175,9 +175,12 @@ void check_writes(const Schedule& s, int rank, std::vector<Write> (&writes)[kBuf
   }
 }
 
-void check_dependencies(const Schedule& s, int rank) {
-  // Each channel's op count once, when a dependency first names it: NVLSTree's switches have a
-  // dependency per piece, and a count can cost a rebuild of the stream's groups.
+// Checked as runs (DependencyRun): both indices of a run grow with it, so its first dependency
+// has its channels and its last the largest op on each; the list itself can be millions long
+// (a dependency per piece on NVLSTree's switches). `runs` is the caller's buffer.
+void check_dependencies(const Schedule& s, int rank, std::vector<DependencyRun>& runs) {
+  // Each channel's op count once, when a dependency first names it: a count can cost a rebuild
+  // of the stream's groups.
   constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
   std::vector<std::uint64_t> count(static_cast<std::size_t>(s.channel_count()), kUnknown);
   const auto ops = [&](int c) {
@@ -185,20 +188,34 @@ void check_dependencies(const Schedule& s, int rank) {
     if (n == kUnknown) n = s.op_count(rank, c);
     return n;
   };
-  for (const Dependency& d : s.dependencies(rank)) {
+  const auto bad = [&](const Dependency& d) {
     for (auto [c, i] : {std::pair{d.channel, d.op}, std::pair{d.after_channel, d.after_op}}) {
-      if (c < 0 || c >= s.channel_count() || i >= ops(c)) {
-        throw ScheduleError(fmt::format(
-            "bad dependency: rank {} channel {} op {} after channel {} op {} names a missing op",
-            rank, d.channel, d.op, d.after_channel, d.after_op));
-      }
+      if (c < 0 || c >= s.channel_count() || i >= ops(c)) return true;
     }
+    return false;
+  };
+  runs.clear();
+  s.append_dependency_runs(rank, 0, s.channel_count(), runs);
+  std::vector<Dependency> list;
+  for (const DependencyRun& run : runs) {
+    const std::uint64_t j = run.count - 1;
+    if (!bad({run.first.channel, run.first.op + j * run.op_step, run.first.after_channel,
+              run.first.after_op + j * run.after_step})) {
+      continue;
+    }
+    list.clear();
+    expand(run, list);
+    const Dependency& d = *std::find_if(list.begin(), list.end(), bad);
+    throw ScheduleError(fmt::format(
+        "bad dependency: rank {} channel {} op {} after channel {} op {} names a missing op", rank,
+        d.channel, d.op, d.after_channel, d.after_op));
   }
 }
 
 ValidationReport validate_exhaustive(const Schedule& s) {
   std::map<std::uint64_t, Connection> conns;
   ValidationReport rep;
+  std::vector<DependencyRun> runs;
   for (int r = 0; r < s.actor_count(); ++r) {
     const Buffers b = buffers_of(s, r);
     std::vector<Write> writes[kBufferKindCount];
@@ -219,7 +236,7 @@ ValidationReport validate_exhaustive(const Schedule& s) {
         ++rep.ops_checked;
       }
     }
-    check_dependencies(s, r);
+    check_dependencies(s, r, runs);
     check_writes(s, r, writes);
   }
   check_matching(s, conns);
@@ -316,7 +333,8 @@ ValidationReport validate(const Schedule& s, const ValidateOptions& o) {
     streams.insert(
         {static_cast<int>(rng() % s.actor_count()), static_cast<int>(rng() % s.channel_count())});
   }
-  for (int r = 0; r < s.actor_count(); ++r) check_dependencies(s, r);
+  std::vector<DependencyRun> runs;
+  for (int r = 0; r < s.actor_count(); ++r) check_dependencies(s, r, runs);
   for (auto [r, c] : streams) validate_stream(s, r, c, o, rng, rep);
   return rep;
 }

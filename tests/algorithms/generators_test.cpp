@@ -129,6 +129,43 @@ TEST(Generators, DependencyRunsAreTheCanonicalCompression) {
   EXPECT_GT(deps, runs);  // some source's runs stand for more than one dependency
 }
 
+// A source asked for some channels' runs (what the engine asks for the channels it simulates)
+// answers exactly the runs of those channels in its whole list: NVLSTree builds only them.
+TEST(Generators, DependencyRunsOfAChannelRangeAreThoseOfTheWholeList) {
+  int checked = 0;
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (Collective c : a.collectives) {
+      Request r;
+      r.algorithm = a.name;
+      r.collective = c;
+      r.count = 4099;  // blocks of unequal length, so some have a piece more than others
+      r.channels = 3;
+      r.chunk_bytes = 256;
+      r.comm = a.single_node ? Communicator::flat(4) : Communicator::grid(3, 2);
+      r.root = 1;
+      const Schedule s = plan(r);
+      const int n = s.channel_count();
+      for (int k = 0; k < s.actor_count(); ++k) {
+        const std::vector<DependencyRun> whole = compress(s.dependencies(k));
+        for (auto [first, end] : {std::pair{0, n}, std::pair{0, n / 3}, std::pair{n / 3, n},
+                                  std::pair{1, n - 1}, std::pair{n / 2, n / 2 + 1}}) {
+          std::vector<DependencyRun> want;
+          for (const DependencyRun& run : whole) {
+            if (run.first.channel >= first && run.first.channel < end) want.push_back(run);
+          }
+          std::vector<DependencyRun> got = {DependencyRun{}};  // appended to, not replaced
+          s.append_dependency_runs(k, first, end, got);
+          got.erase(got.begin());
+          ASSERT_EQ(got, want) << a.name << " " << to_string(c) << " actor " << k << " channels ["
+                               << first << ", " << end << ")";
+          checked += want.empty() ? 0 : 1;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 // Ring channels use different ring orders (odd channels reversed, rotations per node).
 TEST(Generators, RingChannelsUseDifferentOrders) {
   Request r;

@@ -104,6 +104,18 @@ TEST(Validate, DependencyCycle) {
             "channel 1 op 0 (copy, 8 B), which waits (dependency) for rank 0 channel 0 op 0");
 }
 
+// Dependencies are checked as runs (a run's last one has its largest ops); the error names the
+// first of the list that points past a stream's end, not the run's last.
+TEST(Validate, DependencyOnAMissingOpIsNamed) {
+  auto b = builder(1, 2);
+  for (int i = 0; i < 4; ++i) b.add(0, 1, ops::copy(ops::in(8 * i), ops::out(8 * i), 8));
+  b.add(0, 0, ops::copy(ops::in(32), ops::out(32), 8));
+  b.add(0, 0, ops::copy(ops::in(40), ops::out(40), 8));
+  for (std::uint64_t i = 0; i < 4; ++i) b.depend(0, {1, i, 0, i});  // one run of 4
+  EXPECT_EQ(error_of(std::move(b)),
+            "bad dependency: rank 0 channel 1 op 2 after channel 0 op 2 names a missing op");
+}
+
 // The FIFO holds 8 slots: 8 sends ahead of the matching recvs fit, a 9th blocks both ranks.
 TEST(Validate, BoundedFifoDeadlock) {
   for (int sends : {8, 9}) {
