@@ -1,24 +1,33 @@
-// The simulator's event queue: a 4-ary min-heap ordered by (time, sequence number), so that
-// events at the same picosecond run in the order they were scheduled and a run is deterministic
-// (ns-3's src/core/model/scheduler.h orders the same way).
+// The simulator's event queue: events come out in (time, sequence number) order, so that events
+// at the same picosecond run in the order they were scheduled and a run is deterministic (ns-3's
+// src/core/model/scheduler.h orders the same way).
 //
-// The heap is bound by memory traffic once it holds ~10^4..10^5 pending wake-ups (one per
-// stream), so an event is 16 bytes: the time and one word holding the sequence number (high
-// bits), the kind and the target. The four children of a node are then one 64-byte cache line,
-// and the storage is laid out so that every group of siblings starts on a line. Since sequence
-// numbers are unique, (time, word) is a total order and the pop order does not depend on the
-// heap's shape; pop() uses the bottom-up sift (Wegener), about half the comparisons of the
-// classic one. A superseded event is recognised by its sequence number (push() returns it), so
-// events need no generation field.
+// An event is 16 bytes: the time and one word holding the sequence number (high bits), the kind
+// and the target. Sequence numbers are unique, so (time, word) is a total order: the pop order
+// is fixed by the events alone, whatever structure holds them. A superseded event is recognised
+// by its sequence number (push() returns it), so events need no generation field.
+//
+// The structure is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster algorithms for the
+// shortest path problem", J. ACM 37(2), 1990), which a discrete-event simulation may use because
+// its keys are monotone: nothing is scheduled before the event being handled (times never go
+// back, and an event at the same picosecond gets a larger sequence number). Keys are the 128
+// bits (time, word); bucket b holds the keys whose highest bit differing from the last key popped
+// is bit b - 1 (bucket 0: the last key itself). A pop empties the lowest non-empty bucket into
+// the buckets below it around that bucket's minimum, which is then alone in bucket 0. Each event
+// moves down a few times at most, through contiguous vectors: no sift with a branch per level
+// that the processor cannot predict, which was most of a 4-ary heap's cost once it held
+// ~10^4 pending events (one wake-up per stream).
 //
 //   EventQueue q;
 //   std::uint64_t seq = q.push(us(1), EventKind::kWake, stream);
 //   while (!q.empty()) { Event e = q.pop(); if (e.seq() == seq) ... }
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <vector>
 
 #include "topology/units.hpp"
@@ -47,84 +56,66 @@ struct Event {
 
 class EventQueue {
  public:
-  EventQueue() : heap_(kPad) {}
-
-  // Requires target < kMaxEventTarget and t >= 0. Returns the event's sequence number.
+  // Requires target < kMaxEventTarget and t >= 0, and t no earlier than the last event popped.
+  // Returns the event's sequence number.
   std::uint64_t push(Time t, EventKind kind, std::uint32_t target) {
     const std::uint64_t seq = next_seq_++;
-    const Event e{static_cast<std::uint64_t>(t.ps()),
-                  seq << 25 | static_cast<std::uint64_t>(kind) << 24 | target};
-    heap_.push_back(e);
-    sift_up(size() - 1, e);
+    place(Event{static_cast<std::uint64_t>(t.ps()),
+                seq << 25 | static_cast<std::uint64_t>(kind) << 24 | target});
+    ++size_;
     return seq;
   }
-  bool empty() const { return heap_.size() == kPad; }
-  std::size_t size() const { return heap_.size() - kPad; }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
 
+  // Requires !empty().
   Event pop() {
-    const Event top = at(0);
-    const Event last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = size();
-    if (n == 0) return top;
-    // Move the hole at the root down to a leaf along the smaller children, then put the last
-    // element into it and sift it up (it usually stays near the bottom).
-    std::size_t hole = 0;
-    while (true) {
-      const std::size_t first = kArity * hole + 1;
-      if (first >= n) break;
-      std::size_t child = first;
-      if (first + kArity <= n) {
-        const std::size_t a = before(at(first + 1), at(first)) ? first + 1 : first;
-        const std::size_t b = before(at(first + 3), at(first + 2)) ? first + 3 : first + 2;
-        child = before(at(b), at(a)) ? b : a;
-      } else {
-        for (std::size_t c = first + 1; c < n; ++c) {
-          if (before(at(c), at(child))) child = c;
-        }
-      }
-      at(hole) = at(child);
-      hole = child;
-    }
-    sift_up(hole, last);
-    return top;
+    if (buckets_[0].empty()) refill();
+    const Event e = buckets_[0].back();
+    buckets_[0].pop_back();
+    if (buckets_[0].empty()) occupied_[0] &= ~std::uint64_t{1};
+    --size_;
+    return e;
   }
 
  private:
+  static constexpr int kBuckets = 129;  // bucket 0, then one per bit of the 128-bit key
+  static constexpr int kWords = (kBuckets + 63) / 64;
+
   static bool before(const Event& a, const Event& b) {
     return a.time_ps != b.time_ps ? a.time_ps < b.time_ps : a.word < b.word;
   }
-  // Element i lives at heap_[i + kPad]: the children of i, 4i+1..4i+4, then start on a 64-byte
-  // boundary of the aligned storage.
-  Event& at(std::size_t i) { return heap_[i + kPad]; }
-  void sift_up(std::size_t i, const Event e) {
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / kArity;
-      if (!before(e, at(parent))) break;
-      at(i) = at(parent);
-      i = parent;
+  // The bucket of `e` relative to the last key popped: one past the highest differing bit.
+  int bucket_of(const Event& e) const {
+    if (e.time_ps != last_.time_ps) return 64 + std::bit_width(e.time_ps ^ last_.time_ps);
+    return std::bit_width(e.word ^ last_.word);
+  }
+  void place(const Event& e) {
+    const int b = bucket_of(e);
+    buckets_[b].push_back(e);
+    occupied_[b / 64] |= std::uint64_t{1} << (b % 64);
+  }
+  // The lowest non-empty bucket's minimum becomes the last key; the bucket's events move below
+  // it (each shares more leading bits with the new last key than it did with the old one).
+  void refill() {
+    int b = 0;
+    for (int w = 0; w < kWords; ++w) {
+      if (occupied_[w] != 0) {
+        b = w * 64 + std::countr_zero(occupied_[w]);
+        break;
+      }
     }
-    at(i) = e;
+    std::vector<Event>& from = buckets_[b];
+    last_ = *std::min_element(from.begin(), from.end(), before);
+    occupied_[b / 64] &= ~(std::uint64_t{1} << (b % 64));
+    for (const Event& e : from) place(e);
+    from.clear();
   }
 
-  template <class T>
-  struct LineAligned {
-    using value_type = T;
-    static constexpr std::align_val_t kAlign{64};
-    LineAligned() = default;
-    template <class U>
-    LineAligned(const LineAligned<U>&) {}
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
-    void deallocate(T* p, std::size_t) { ::operator delete(p, kAlign); }
-    template <class U>
-    bool operator==(const LineAligned<U>&) const {
-      return true;
-    }
-  };
-
-  static constexpr std::size_t kArity = 4;
-  static constexpr std::size_t kPad = 3;
-  std::vector<Event, LineAligned<Event>> heap_;
+  std::array<std::vector<Event>, kBuckets> buckets_;
+  std::array<std::uint64_t, kWords> occupied_{};
+  Event last_;  // the last key popped (the least key at first)
+  std::size_t size_ = 0;
   std::uint64_t next_seq_ = 0;
 };
 
