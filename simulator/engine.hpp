@@ -27,6 +27,7 @@
 #include "algorithms/ir/schedule.hpp"
 #include "simulator/cost_params.hpp"
 #include "simulator/event_queue.hpp"
+#include "simulator/id_index.hpp"
 #include "simulator/network.hpp"
 #include "simulator/simulate.hpp"
 #include "simulator/symmetry.hpp"
@@ -192,11 +193,11 @@ class Engine {
   std::vector<ConnState> conns_;
   std::vector<Time> times_;
   std::vector<Time> reads_;  // per slot as times_ / 2, sized once a staged connection exists
-  std::unordered_map<std::uint64_t, std::uint32_t> conn_index_;
+  IdIndex conn_index_;
   std::vector<RouteInfo> routes_;
   std::vector<Time> full_tx_;  // contention-free: per route, transmit time of a full piece
   std::vector<std::uint32_t> route_links_;
-  std::unordered_map<std::uint64_t, std::uint32_t> route_index_;
+  IdIndex route_index_;
   // (from, to) -> the first route (index into routes_) of each distinct link sequence between them
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> links_by_pair_;
   std::vector<double> link_capacity_;

@@ -205,8 +205,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   const std::uint32_t flow = topo_.route_flow(sched_.info().request_channel(channel));
   const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
                             static_cast<std::uint64_t>(to) << 16 | (flow & 0xFFFF);
-  auto it = route_index_.find(key);
-  if (it != route_index_.end()) return it->second;
+  if (const std::uint32_t found = route_index_.find(key); found != IdIndex::kNone) return found;
   const Route& found = topo_.route(DeviceId{from}, DeviceId{to}, flow);
   // Where periods share links, each link is the one standing for its orbit (symmetry.hpp).
   Route folded;
@@ -264,7 +263,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   // A model that knows a transfer's end at once times it by route and size alone (network.hpp).
   if constexpr (Net::kKnowsFinish) full_tx_.push_back(Net{}.start(info, full_wire_, Time(), 0));
   if (trace_ != nullptr) trace_->routes.push_back(route.links);
-  route_index_.emplace(key, id);
+  route_index_.insert(key, id);
   return id;
 }
 
@@ -281,8 +280,7 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   const std::uint64_t key =
       (static_cast<std::uint64_t>(channel) * n + static_cast<std::uint64_t>(sender)) * n +
       static_cast<std::uint64_t>(receiver);
-  auto it = conn_index_.find(key);
-  if (it != conn_index_.end()) return it->second;
+  if (const std::uint32_t found = conn_index_.find(key); found != IdIndex::kNone) return found;
   ConnState c;
   c.route = route_between(device_[sender], device_[receiver], fold_.simulated[channel]);
   c.weight = fold_.weight[channel];
@@ -294,7 +292,7 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   if (c.staged_read) reads_.resize(times_.size() / 2);
   const auto id = static_cast<std::uint32_t>(conns_.size());
   conns_.push_back(c);
-  conn_index_.emplace(key, id);
+  conn_index_.insert(key, id);
   return id;
 }
 
