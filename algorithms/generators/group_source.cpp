@@ -7,26 +7,40 @@ namespace collsim::detail {
 
 namespace {
 
+// Piece k of a template cut into `pieces` of `piece` bytes (the last shorter, 0 bytes past it).
+Op cut(Op o, std::uint64_t k, std::uint64_t piece, std::uint64_t pieces) {
+  if (pieces == 1) return o;
+  const std::uint64_t start = std::min(k * piece, o.bytes);
+  o.src.offset += start;
+  o.dst.offset += start;
+  o.bytes = std::min(piece, o.bytes - start);
+  return o;
+}
+
 class GroupStream final : public OpStream {
  public:
   GroupStream(const GroupSource& src, int rank, int channel) {
     src.groups(rank, channel, groups_);
     for (const Group& g : groups_) size_ += g.size();
     skip_empty();
+    enter();
     load();
   }
   std::uint64_t size() const override { return size_; }
   const Op& op() const override { return op_; }
   std::uint64_t index() const override { return index_; }
-  // Template by template, then piece by piece: no division per op.
+  // Template by template, then piece by piece: no division per op, and the current group's
+  // templates and cut held here, not reached through the group list at each op (the engine
+  // steps tens of thousands of streams in turn, and each indirection is a cache miss).
   void next() override {
     if (++index_ >= size_) return;  // past the last op: nothing to load
-    if (++template_ == groups_[group_].ops.size()) {
+    if (++template_ == templates_) {
       template_ = 0;
-      if (++piece_ == groups_[group_].pieces) {
+      if (++piece_ == pieces_) {
         piece_ = 0;
         ++group_;
         skip_empty();
+        enter();
       }
     }
     load();
@@ -36,13 +50,25 @@ class GroupStream final : public OpStream {
   void skip_empty() {
     while (group_ < groups_.size() && groups_[group_].size() == 0) ++group_;
   }
+  void enter() {
+    if (group_ >= groups_.size()) return;
+    const Group& g = groups_[group_];
+    ops_ = g.ops.data();
+    templates_ = g.ops.size();
+    pieces_ = g.pieces;
+    piece_bytes_ = g.piece;
+  }
   void load() {
-    if (index_ < size_) op_ = groups_[group_].piece_op(piece_, template_);
+    if (index_ < size_) op_ = cut(ops_[template_], piece_, piece_bytes_, pieces_);
   }
   std::vector<Group> groups_;
   std::uint64_t size_ = 0;
   std::uint64_t index_ = 0;
   std::size_t group_ = 0;
+  const Op* ops_ = nullptr;    // the current group's templates
+  std::size_t templates_ = 0;  // how many
+  std::uint64_t pieces_ = 1;   // its pieces
+  std::uint64_t piece_bytes_ = 1;
   std::uint64_t piece_ = 0;   // within the group
   std::size_t template_ = 0;  // within the piece
   Op op_;
@@ -52,15 +78,7 @@ class GroupStream final : public OpStream {
 
 Op Group::op(std::uint64_t i) const { return piece_op(i / ops.size(), i % ops.size()); }
 
-Op Group::piece_op(std::uint64_t k, std::size_t t) const {
-  Op o = ops[t];
-  if (pieces == 1) return o;
-  const std::uint64_t start = std::min(k * piece, o.bytes);
-  o.src.offset += start;
-  o.dst.offset += start;
-  o.bytes = std::min(piece, o.bytes - start);
-  return o;
-}
+Op Group::piece_op(std::uint64_t k, std::size_t t) const { return cut(ops[t], k, piece, pieces); }
 
 Group pipeline(std::vector<Op> templates, std::uint64_t piece) {
   assert(piece > 0);
