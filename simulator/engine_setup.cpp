@@ -205,7 +205,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   const std::uint32_t flow = topo_.route_flow(sched_.info().request_channel(channel));
   const std::uint64_t key = static_cast<std::uint64_t>(from) << 40 |
                             static_cast<std::uint64_t>(to) << 16 | (flow & 0xFFFF);
-  if (const std::uint32_t found = route_index_.find(key); found != IdIndex::kNone) return found;
+  if (const std::uint32_t known = route_index_.find(key); known != IdIndex::kNone) return known;
   const Route& found = topo_.route(DeviceId{from}, DeviceId{to}, flow);
   // Where periods share links, each link is the one standing for its orbit (symmetry.hpp).
   Route folded;
@@ -280,7 +280,7 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   const std::uint64_t key =
       (static_cast<std::uint64_t>(channel) * n + static_cast<std::uint64_t>(sender)) * n +
       static_cast<std::uint64_t>(receiver);
-  if (const std::uint32_t found = conn_index_.find(key); found != IdIndex::kNone) return found;
+  if (const std::uint32_t known = conn_index_.find(key); known != IdIndex::kNone) return known;
   ConnState c;
   c.route = route_between(device_[sender], device_[receiver], fold_.simulated[channel]);
   c.weight = fold_.weight[channel];
