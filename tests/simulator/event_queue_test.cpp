@@ -25,7 +25,9 @@ TEST(EventQueue, PopsInTimeThenScheduleOrder) {
     const int burst = static_cast<int>(rng() % 6);
     for (int k = 0; k < burst; ++k) {
       // Now, a little later, or much later: keys that differ in low and in high bits.
-      const std::uint64_t delay = rng() % 3 == 0 ? 0 : rng() % 4 == 0 ? rng() % (1u << 30) : rng() % 64;
+      const std::uint64_t delay = rng() % 3 == 0   ? 0
+                                  : rng() % 4 == 0 ? rng() % (1u << 30)
+                                                   : rng() % 64;
       const std::uint32_t target = static_cast<std::uint32_t>(rng() % kMaxEventTarget);
       const EventKind kind = rng() % 2 == 0 ? EventKind::kWake : EventKind::kFlowDone;
       const std::uint64_t seq =
