@@ -111,12 +111,6 @@ class NvlsTreeSource final : public GroupSource {
     return deps;
   }
 
-  std::vector<DependencyRun> dependency_runs(int rank) const override {
-    std::vector<DependencyRun> runs;
-    append_dependency_runs(rank, 0, channels_ * width(), runs);
-    return runs;
-  }
-
   // Straight into runs, without the list: a switch has (1 + g) dependencies a piece, and most
   // of them are runs of one (a member's multicast waits on each head's down lane in turn).
   void append_dependency_runs(int rank, int first_channel, int end_channel,
@@ -137,7 +131,9 @@ class NvlsTreeSource final : public GroupSource {
   void each_dependency(int rank, int first, int end, F&& f) const {
     const auto inside = [&](int ir_channel) { return ir_channel >= first && ir_channel < end; };
     const int c_first = std::max(0, first / width());
-    const int c_end = std::min(channels_, (end + width() - 1) / width());
+    const int c_end = static_cast<int>(std::min<std::int64_t>(
+        channels_,
+        (static_cast<std::int64_t>(end) + width() - 1) / width()));  // end may be INT_MAX
     if (rank >= n_) {
       // Channel c's non-empty blocks, in order, and how many pieces each is cut into.
       std::vector<std::pair<int, std::uint64_t>> present;

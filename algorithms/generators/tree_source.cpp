@@ -73,13 +73,14 @@ void PipelinedTreeSource::groups(int rank, int channel, std::vector<Group>& out)
   if (!tmpl.empty()) out.push_back(pipeline(std::move(tmpl), piece_bytes()));
 }
 
-std::vector<DependencyRun> PipelinedTreeSource::dependency_runs(int rank) const {
-  std::vector<DependencyRun> runs;
-  if (parts_ != 2) return runs;
+void PipelinedTreeSource::append_dependency_runs(int rank, int first_channel, int end_channel,
+                                                 std::vector<DependencyRun>& runs) const {
+  if (parts_ != 2) return;
   for (int c = 0; c < channels_; ++c) {
     for (int t = 0; t < trees_; ++t) {
-      if (root(c, t) != rank) continue;
       const int up = (c * trees_ + t) * parts_;
+      // The run is on the broadcast's channel, up + 1.
+      if (root(c, t) != rank || up + 1 < first_channel || up + 1 >= end_channel) continue;
       std::vector<Group> ug, dg;
       groups(rank, up, ug);
       groups(rank, up + 1, dg);
@@ -95,7 +96,6 @@ std::vector<DependencyRun> PipelinedTreeSource::dependency_runs(int rank) const 
       runs.push_back(run);
     }
   }
-  return runs;
 }
 
 std::vector<Dependency> PipelinedTreeSource::dependencies(int rank) const {

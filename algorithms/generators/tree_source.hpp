@@ -33,7 +33,8 @@ class PipelinedTreeSource : public GroupSource {
   void groups(int rank, int channel, std::vector<Group>& out) const override;
   std::vector<Dependency> dependencies(int rank) const override;
   // One run per tree rooted at `rank`: its broadcast's piece k waits for its reduction's.
-  std::vector<DependencyRun> dependency_runs(int rank) const override;
+  void append_dependency_runs(int rank, int first_channel, int end_channel,
+                              std::vector<DependencyRun>& out) const override;
 
  protected:
   // Parent (-1 at the root) and children of `rank` in tree t of request channel c.

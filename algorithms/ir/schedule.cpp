@@ -2,21 +2,26 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace collsim {
 
 
 std::vector<Dependency> OpSource::dependencies(int /*rank*/) const { return {}; }
 
-std::vector<DependencyRun> OpSource::dependency_runs(int rank) const {
-  return compress(dependencies(rank));
-}
-
 void OpSource::append_dependency_runs(int rank, int first_channel, int end_channel,
                                       std::vector<DependencyRun>& out) const {
-  for (const DependencyRun& run : dependency_runs(rank)) {
-    if (run.first.channel >= first_channel && run.first.channel < end_channel) out.push_back(run);
+  DependencyRunBuilder runs(out);
+  for (const Dependency& d : dependencies(rank)) {
+    if (d.channel >= first_channel && d.channel < end_channel) runs.add(d);
   }
+  runs.finish();
+}
+
+std::vector<DependencyRun> OpSource::dependency_runs(int rank) const {
+  std::vector<DependencyRun> runs;
+  append_dependency_runs(rank, 0, std::numeric_limits<int>::max(), runs);
+  return runs;
 }
 
 // The default cursor: random access through op().

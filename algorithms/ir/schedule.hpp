@@ -205,15 +205,15 @@ class OpSource {
   virtual std::uint64_t buffer_bytes(int rank, BufferKind buffer) const = 0;
   // This rank's cross-channel dependencies, sorted by (channel, op). Default: none.
   virtual std::vector<Dependency> dependencies(int rank) const;
-  // The same as canonical runs (compress(dependencies(rank)), the default). A source whose
-  // dependencies come one per piece overrides it to answer without the list.
-  virtual std::vector<DependencyRun> dependency_runs(int rank) const;
-  // The runs of the dependencies on channels [first_channel, end_channel), appended to `out`
-  // (runs never span channels, so these are the canonical runs of that part of the list).
-  // Default: filters dependency_runs(rank). A source whose dependencies come one per piece
-  // overrides it to build only those channels', into the caller's buffer.
+  // The canonical runs (compress()) of the dependencies on channels [first_channel,
+  // end_channel), appended to `out`; runs never span channels, so these are the whole list's
+  // runs on those channels. Default: cuts dependencies(rank) as it reads it. A source whose
+  // dependencies come one per piece overrides it to answer without the list, building only
+  // those channels', into the caller's buffer.
   virtual void append_dependency_runs(int rank, int first_channel, int end_channel,
                                       std::vector<DependencyRun>& out) const;
+  // All of this rank's runs: append_dependency_runs over every channel.
+  std::vector<DependencyRun> dependency_runs(int rank) const;
   // A sequential cursor; the default calls op(i). Sources with costly random access override it.
   virtual std::unique_ptr<OpStream> stream(int rank, int channel) const;
   // True when every rank behaves alike: on each channel, every rank's stream is the same
