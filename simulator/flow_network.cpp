@@ -113,6 +113,24 @@ bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::
 }
 
 void FlowNetwork::rerate(std::uint32_t changed, Time now) {
+  if (alone(changed)) {
+    // The class has its links to itself (a ring's neighbour pair, a NIC's only flow): the
+    // progressive filling below would freeze it at its first level, its cap or its tightest link
+    // shared among its own flows. The same expressions, without the affected-set bookkeeping.
+    Class& c = classes_[changed];
+    if (c.count == 0) return;
+    double level = std::numeric_limits<double>::infinity();
+    const double flows = static_cast<double>(c.count);
+    for (std::uint32_t i = 0; i < c.link_count; ++i) {
+      const LinkState& l = links_[links_of(c)[i]];
+      level = std::min(level, std::max(l.capacity, l.capacity * 1e-9) / flows);
+    }
+    level = std::min(level, c.cap);
+    advance(c, now);
+    c.rate = level;
+    retime(changed, now);
+    return;
+  }
   const std::uint32_t stamp = ++stamp_;
   affected_.clear();
   touched_.clear();
@@ -157,8 +175,10 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
   while (left > 0) {
     double level = std::numeric_limits<double>::infinity();
     for (std::uint32_t li : touched_) {
-      const LinkState& l = links_[li];
-      if (l.unfrozen > 0) level = std::min(level, l.residual / l.unfrozen);
+      LinkState& l = links_[li];
+      // A link whose affected flows are all frozen never decides a class: its share is +inf.
+      l.share = l.unfrozen > 0 ? l.residual / l.unfrozen : std::numeric_limits<double>::infinity();
+      level = std::min(level, l.share);
     }
     for (std::uint32_t g : affected_) {
       if (!classes_[g].frozen) level = std::min(level, classes_[g].cap);
@@ -170,8 +190,7 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
       if (c.frozen) continue;
       bool hit = c.cap <= tight;
       for (std::uint32_t i = 0; !hit && i < c.link_count; ++i) {
-        const LinkState& l = links_[links_of(c)[i]];
-        hit = l.residual / l.unfrozen <= tight;
+        hit = links_[links_of(c)[i]].share <= tight;
       }
       if (hit) freeze_.push_back(g);
     }

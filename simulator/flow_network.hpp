@@ -87,6 +87,7 @@ class FlowNetwork {
     double capacity = 0;
     double residual = 0;
     double unfrozen = 0;  // flows of the affected classes not yet frozen
+    double share = 0;     // residual / unfrozen at the current filling round
     std::uint32_t stamp = 0;
     std::vector<std::uint32_t> classes;  // those with flows
   };
@@ -96,6 +97,15 @@ class FlowNetwork {
   void advance(Class& c, Time now) const;
   void retime(std::uint32_t id, Time now);
   void rerate(std::uint32_t changed, Time now);
+  // True when no other class has a flow on any of class `id`'s links.
+  bool alone(std::uint32_t id) const {
+    const Class& c = classes_[id];
+    for (std::uint32_t i = 0; i < c.link_count; ++i) {
+      const std::vector<std::uint32_t>& on = links_[links_of(c)[i]].classes;
+      if (on.size() > 1 || (on.size() == 1 && on.front() != id)) return false;
+    }
+    return true;
+  }
 
   std::vector<LinkState> links_;
   std::vector<Class> classes_;

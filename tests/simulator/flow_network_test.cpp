@@ -109,6 +109,25 @@ TEST(FlowNetwork, TheChannelCapHoldsEachFlow) {
   EXPECT_NEAR(done.at(2), 5'000'000, 1);
 }
 
+// A class alone on its links (the common case, re-rated without the affected-set bookkeeping)
+// is held by its tightest link wherever on the route it lies, and gets its rate back exactly
+// when a class that shared a link leaves. Route A crosses links 0, 1, 2 (2, 0.5 and 1 GB/s): its
+// two flows of 500 B get 0.25 GB/s each from link 1 and are done at 2 us. Route B (link 2 only,
+// 1500 B) shares link 2 with A until then: max-min gives it the 0.5 GB/s A leaves (1000 B done
+// at 2 us), then alone all of link 2: its last 500 B take 0.5 us more.
+TEST(FlowNetwork, AClassAloneIsHeldByItsTightestLink) {
+  const std::vector<std::uint32_t> links = {0, 1, 2, 2};  // A: [0, 1, 2]; B: [2]
+  const auto done =
+      run({2 * kGBps, 0.5 * kGBps, kGBps}, links,
+          {{0, route(0, 3), 500, 1}, {0, route(0, 3), 500, 2}, {0, route(3, 1), 1500, 3}});
+  EXPECT_NEAR(done.at(1), 2'000'000, 1);
+  EXPECT_NEAR(done.at(2), 2'000'000, 1);
+  EXPECT_NEAR(done.at(3), 2'500'000, 1);
+  // Alone from the start, A is held by link 1 all the same.
+  const auto alone = run({2 * kGBps, 0.5 * kGBps, kGBps}, {0, 1, 2}, {{0, route(0, 3), 500, 1}});
+  EXPECT_NEAR(alone.at(1), 1'000'000, 1);
+}
+
 // A class exists while it has flows: its id is reused by the next route that needs one, so ids
 // stay below the number of flows in flight (an event names its class in 24 bits), however many
 // routes a run uses one after another (alltoall on thousands of GPUs uses millions).
