@@ -116,14 +116,15 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
   if (alone(changed)) {
     // The class has its links to itself (a ring's neighbour pair, a NIC's only flow): the
     // progressive filling below would freeze it at its first level, its cap or its tightest link
-    // shared among its own flows. The same expressions, without the affected-set bookkeeping.
+    // shared among its own flows (a link's whole capacity is its residual then). The same
+    // expressions, without the affected-set bookkeeping.
     Class& c = classes_[changed];
     if (c.count == 0) return;
     double level = std::numeric_limits<double>::infinity();
     const double flows = static_cast<double>(c.count);
     for (std::uint32_t i = 0; i < c.link_count; ++i) {
       const LinkState& l = links_[links_of(c)[i]];
-      level = std::min(level, std::max(l.capacity, l.capacity * 1e-9) / flows);
+      level = std::min(level, l.capacity / flows);
     }
     level = std::min(level, c.cap);
     advance(c, now);
