@@ -113,25 +113,6 @@ bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::
 }
 
 void FlowNetwork::rerate(std::uint32_t changed, Time now) {
-  if (alone(changed)) {
-    // The class has its links to itself (a ring's neighbour pair, a NIC's only flow): the
-    // progressive filling below would freeze it at its first level, its cap or its tightest link
-    // shared among its own flows (a link's whole capacity is its residual then). The same
-    // expressions, without the affected-set bookkeeping.
-    Class& c = classes_[changed];
-    if (c.count == 0) return;
-    double level = std::numeric_limits<double>::infinity();
-    const double flows = static_cast<double>(c.count);
-    for (std::uint32_t i = 0; i < c.link_count; ++i) {
-      const LinkState& l = links_[links_of(c)[i]];
-      level = std::min(level, l.capacity / flows);
-    }
-    level = std::min(level, c.cap);
-    advance(c, now);
-    c.rate = level;
-    retime(changed, now);
-    return;
-  }
   const std::uint32_t stamp = ++stamp_;
   affected_.clear();
   touched_.clear();
@@ -146,6 +127,23 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
     }
   }
   if (affected_.empty()) return;
+  if (affected_.size() == 1 && affected_.front() == changed) {
+    // No other class on its links (a ring's neighbour pair, a NIC's only flow): the progressive
+    // filling below would freeze it at its first level, its cap or its tightest link shared among
+    // its own flows (a link's whole capacity is its residual then). The same expressions,
+    // without the touched links' bookkeeping.
+    Class& c = classes_[changed];
+    double level = std::numeric_limits<double>::infinity();
+    const double flows = static_cast<double>(c.count);
+    for (std::uint32_t i = 0; i < c.link_count; ++i) {
+      level = std::min(level, links_[links_of(c)[i]].capacity / flows);
+    }
+    level = std::min(level, c.cap);
+    advance(c, now);
+    c.rate = level;
+    retime(changed, now);
+    return;
+  }
   for (std::uint32_t g : affected_) {
     Class& c = classes_[g];
     c.frozen = false;

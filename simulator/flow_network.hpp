@@ -97,15 +97,6 @@ class FlowNetwork {
   void advance(Class& c, Time now) const;
   void retime(std::uint32_t id, Time now);
   void rerate(std::uint32_t changed, Time now);
-  // True when no other class has a flow on any of class `id`'s links.
-  bool alone(std::uint32_t id) const {
-    const Class& c = classes_[id];
-    for (std::uint32_t i = 0; i < c.link_count; ++i) {
-      const std::vector<std::uint32_t>& on = links_[links_of(c)[i]].classes;
-      if (on.size() > 1 || (on.size() == 1 && on.front() != id)) return false;
-    }
-    return true;
-  }
 
   std::vector<LinkState> links_;
   std::vector<Class> classes_;

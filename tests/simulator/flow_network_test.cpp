@@ -109,7 +109,7 @@ TEST(FlowNetwork, TheChannelCapHoldsEachFlow) {
   EXPECT_NEAR(done.at(2), 5'000'000, 1);
 }
 
-// A class alone on its links (the common case, re-rated without the affected-set bookkeeping)
+// A class alone on its links (the common case, re-rated without the touched links' bookkeeping)
 // is held by its tightest link wherever on the route it lies, and gets its rate back exactly
 // when a class that shared a link leaves. Route A crosses links 0, 1, 2 (2, 0.5 and 1 GB/s): its
 // two flows of 500 B get 0.25 GB/s each from link 1 and are done at 2 us. Route B (link 2 only,
