@@ -26,7 +26,9 @@
 //    to write in (RouteInfo::staged_read, receiver_reads_host()), where a receive that forwards
 //    overlaps the read with its own push. Steps of one channel run one after another, so a 2-GPU
 //    ring AllGather over SHM moves half the bytes per second a bare link would, and an AllReduce
-//    two thirds.
+//    two thirds. NCCL's point-to-point kernel gives a channel's sends and receives warps of their
+//    own (src/device/sendrecv.h), so there the read holds only the receiving warps and a
+//    sendrecv over SHM keeps sending meanwhile (the engine's recv_busy_).
 //  - One channel (one CTA) moves at most channel_bandwidth payload bytes per second; a channel
 //    of NCCL's point-to-point kernel (ScheduleInfo::p2p: sendrecv, alltoall, gather, scatter)
 //    at most p2p_channel_bandwidth too, and one of NVLSTree at most nvls_tree_channel_bandwidth

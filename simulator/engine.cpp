@@ -337,11 +337,16 @@ void Engine<Net>::advance(std::uint32_t sid) {
   StreamState& s = streams_[sid];
   while (!s.in_flight) {
     if (!s.active && !begin_op(sid)) {
-      if (s.done) s.last_done = std::max(s.last_done, s.busy);
+      if (s.done) {
+        s.last_done = std::max(s.last_done, s.busy);
+        if (p2p_warps_) s.last_done = std::max(s.last_done, recv_busy_[sid]);
+      }
       return;
     }
     const OpKind kind = s.op_kind;
-    Time ready = std::max(now_, s.busy);
+    // A receive on NCCL's point-to-point kernel waits for its own warps, not for the sends'.
+    const bool recv_warps = p2p_warps_ && s.out_conn < 0 && s.in_conn >= 0;
+    Time ready = std::max(now_, recv_warps ? recv_busy_[sid] : s.busy);
     if (is_local(kind)) {
       if (ready > now_) return wake(sid, ready);
       const double rate = kind == OpKind::kCopy ? copy_rate_ : reduce_rate_;
@@ -381,9 +386,11 @@ void Engine<Net>::advance(std::uint32_t sid) {
         // NCCL's receive copies the piece out of host memory (the SHM buffer or the proxy's
         // bounce buffer): its channel's threads read it across PCIe, at the rate it was written,
         // and hold the channel and the slot until they have. A receive that also sends overlaps
-        // the read with its own push.
-        s.busy = now_ + read_time(*in, j);
-        done = s.busy;
+        // the read with its own push; on the point-to-point kernel the read holds only the
+        // receiving warps, and the channel's sends go on.
+        Time& warps = recv_warps ? recv_busy_[sid] : s.busy;
+        warps = now_ + read_time(*in, j);
+        done = warps;
       }
       consume(*in, j, done);
     }

@@ -182,6 +182,14 @@ class Engine {
   double reduce_rate_;             // bytes/s; 0 = free
   double switch_reduce_rate_ = 0;  // per stream of a switch actor, bytes/s; 0 = free
   double copy_rate_;
+  // The schedule runs on NCCL's point-to-point kernel (ScheduleInfo::p2p), whose channels give
+  // their sends and their receives warps of their own (src/device/sendrecv.h: nSendWarpPerWork
+  // and nRecvWarpPerWork): a receive that reads its piece back out of host memory holds the
+  // receiving warps, not the channel's sends: recv_busy_[stream] is when they are done with
+  // the last piece (kept apart from StreamState, whose size the hot loop feels; empty unless
+  // p2p_warps_).
+  bool p2p_warps_ = false;
+  std::vector<Time> recv_busy_;
   std::uint32_t first_switch_stream_ =
       0;                               // streams are actor-major: the ranks', then the switches'
   std::vector<int> gpu_;               // schedule rank -> cluster rank

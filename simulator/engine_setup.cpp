@@ -75,6 +75,7 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       wire_per_byte_(1.0 / proto_.efficiency),
       reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
       copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
+  p2p_warps_ = s.info().p2p;
   if (o.give_up_after) give_up_after_ = *o.give_up_after;
   give_up_live_ = o.give_up_live;
   full_wire_ = wire_bytes(payload_);
@@ -151,6 +152,7 @@ void Engine<Net>::init_streams() {
                     kMaxEventTarget - 1, n));
   }
   streams_.resize(n);
+  if (p2p_warps_) recv_busy_.assign(n, Time());
   waiters_.resize(n);
   // Only the simulated channels' dependencies are kept, asked for as ranges of consecutive IR
   // channels (a folded NCCL channel is one): a source then builds only those channels'.

@@ -34,7 +34,7 @@ struct RouteInfo {
   double cap = 0;   // the channel cap in wire bytes/s (infinity: none)
   // The receiver reads each piece out of host memory (NCCL's SHM buffer, or the proxy's bounce
   // buffer without GPUDirect RDMA): a receive that forwards nothing holds its channel while it
-  // does (engine.cpp, advance).
+  // does, or on NCCL's point-to-point kernel its receiving warps (engine.cpp, advance).
   bool staged_read = false;
 };
 

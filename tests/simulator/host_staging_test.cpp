@@ -133,5 +133,25 @@ TEST(HostStaging, AReceiveThatForwardsNothingHoldsItsChannelWhileItReads) {
   }
 }
 
+// NCCL's point-to-point kernel gives a channel's sends and receives warps of their own
+// (src/device/sendrecv.h), so a sendrecv between the two GPUs reads each piece back out of host
+// memory while its sends go on: each GPU's n bytes take about one piece-time per piece, half the
+// two of a ring AllGather that sends the same n per GPU and then only receives. Neither can
+// beat the uplink, which carries both GPUs' writes: 2n over its rate. With the read holding the
+// whole channel, as a collective's does, the sendrecv took as long as the AllGather.
+TEST(HostStaging, APointToPointReceiveReadsWithItsOwnWarps) {
+  const Topology topo = load_topology("pcie-2gpu", {.default_costs = true});
+  const CostParams d = cost_params(topo);
+  const double uplink = 15.75e9 * d.efficiency(LinkKind::kPcie) * d.host_staging;
+  const std::uint64_t n = std::uint64_t{64} << 20;
+  Request q = two_gpu_ring(topo, Collective::kSendRecv, n);
+  q.algorithm = "direct";
+  const double sendrecv = seconds(topo, plan(q), d.host_staging);
+  const double allgather =
+      seconds(topo, plan(two_gpu_ring(topo, Collective::kAllGather, n)), d.host_staging);
+  EXPECT_GT(sendrecv, 2.0 * static_cast<double>(n) / uplink);
+  EXPECT_LT(sendrecv, 0.6 * allgather);
+}
+
 }  // namespace
 }  // namespace collsim
