@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace collsim::detail {
@@ -294,28 +295,72 @@ std::optional<ColumnLayout> parse_column_header(std::string_view body, std::stri
   }
   layout.has_root = i < w.size() && w[i] == "root";
   if (layout.has_root) ++i;
+  std::size_t end = w.size();
+  if (end > i && w[end - 1] == "timestamp") {
+    layout.timestamp = true;
+    --end;
+  }
+  const auto summary_at = [&](std::size_t k) {
+    return k + 4 <= end && w[k] == "i_min" && w[k + 1] == "i_max" && w[k + 2] == "i_p99" &&
+           w[k + 3] == "i_cv%";
+  };
   int groups = 0;
-  while (i < w.size()) {
-    if (i + 4 > w.size() || w[i] != "time" || w[i + 1] != "algbw" || w[i + 2] != "busbw") {
+  while (i < end) {
+    if (i + 4 > end || w[i] != "time" || w[i + 1] != "algbw" || w[i + 2] != "busbw") {
       return std::nullopt;
     }
     const bool error = w[i + 3] == "error";
     if (!error && w[i + 3] != "#wrong") return std::nullopt;
     if (groups > 0 && error != layout.old_error) return std::nullopt;
     layout.old_error = error;
-    ++groups;
     i += 4;
+    const bool summary = summary_at(i);
+    if (groups > 0 && summary != layout.per_iter) return std::nullopt;
+    layout.per_iter = summary;
+    if (summary) i += 4;
+    ++groups;
   }
   if (groups < 1 || groups > 2) return std::nullopt;
   layout.has_inplace = groups == 2;
-  layout.columns = static_cast<int>(w.size());
+  layout.columns = static_cast<int>(end) + (layout.timestamp ? 2 : 0);
   return layout;
 }
 
-std::optional<ColumnLayout> layout_for_columns(int columns) {
-  if (columns == 13) return ColumnLayout{true, false, true, 13};
-  if (columns == 12) return ColumnLayout{false, true, true, 12};
-  return std::nullopt;
+namespace {
+
+// nccl-tests' -S timestamp, "%Y-%m-%d %H:%M:%S": its two words.
+bool is_date_time(std::string_view date, std::string_view time) {
+  const auto digits = [](std::string_view s, std::string_view shape) {
+    if (s.size() != shape.size()) return false;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (shape[k] == 'd' ? !std::isdigit(static_cast<unsigned char>(s[k])) : s[k] != shape[k]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  return digits(date, "dddd-dd-dd") && digits(time, "dd:dd:dd");
+}
+
+}  // namespace
+
+std::optional<ColumnLayout> layout_for_row_fields(const std::vector<std::string_view>& fields) {
+  ColumnLayout layout;
+  std::size_t n = fields.size();
+  if (n >= 2 && is_date_time(fields[n - 2], fields[n - 1])) {
+    layout.timestamp = true;
+    n -= 2;
+  }
+  if (n == 13 || n == 21) {
+    layout.per_iter = n == 21;
+  } else if (n == 12) {
+    layout.has_root = false;
+    layout.old_error = true;
+  } else {
+    return std::nullopt;
+  }
+  layout.columns = static_cast<int>(fields.size());
+  return layout;
 }
 
 std::optional<std::pair<std::string, std::string>> parse_assignment(std::string_view word) {

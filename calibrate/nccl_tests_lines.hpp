@@ -58,20 +58,27 @@ std::optional<RunParameters> parse_run_header(std::string_view body, int line);
 
 // The table's column header, e.g. "size count type redop root time algbw busbw #wrong time
 // algbw busbw #wrong" (the old format: no root, "error" for "#wrong"; the in-place group may be
-// missing).
+// missing). nccl-tests 2.19 can add to each group its per-iteration summary, "i_min i_max i_p99
+// i_cv%" (-I 1), and to the row a closing "timestamp" of two words, "2026-11-28 11:02:03"
+// (-S 1).
 struct ColumnLayout {
   bool has_root = true;
   bool old_error = false;  // "error" columns rather than "#wrong"
   bool has_inplace = true;
-  int columns = 13;
+  bool per_iter = false;   // each group ends with i_min i_max i_p99 i_cv%
+  bool timestamp = false;  // the row ends with a date and a time
+  int columns = 13;        // fields of a row (the timestamp counts two)
+  // Fields of one result group: time, algbw, busbw, #wrong (or error), and the summary.
+  int group_columns() const { return per_iter ? 8 : 4; }
 };
 // Whether `body` (after '#') starts like a column header: "size count type ...".
 bool looks_like_column_header(std::string_view body);
 // The layout, or nullopt (with `got` set to the names found) when the names are not the ones
 // nccl-tests prints.
 std::optional<ColumnLayout> parse_column_header(std::string_view body, std::string* got);
-// The layout a row of `columns` fields has when no header precedes it: 13 with root, 12 without.
-std::optional<ColumnLayout> layout_for_columns(int columns);
+// The layout a row of `fields` has when no header precedes it: 13 with root, 12 without; 21 with
+// the per-iteration summaries; two more with a closing date and time.
+std::optional<ColumnLayout> layout_for_row_fields(const std::vector<std::string_view>& fields);
 
 // "# env:" text read as KEY=VALUE assignments: parenthesised remarks between them are skipped,
 // and reading stops at the first other word, since what follows is prose whose assignments are

@@ -149,10 +149,17 @@ void NcclTestsParser::on_column_header(std::string_view body, int line) {
   std::string got;
   const auto layout = parse_column_header(body, &got);
   if (!layout) {
+    if ((" " + got + " ").find(" cputime ") != std::string::npos) {
+      throw MeasurementError(fmt::format(
+          "{}: the table reports cputime (nccl-tests -C 1), the host's time per iteration, not "
+          "the collective's; expected time columns: rerun without -C",
+          at(line)));
+    }
     throw MeasurementError(fmt::format(
         "{}: unrecognised column header \"{}\"; expected \"size count type redop root time algbw "
         "busbw #wrong time algbw busbw #wrong\" (or the older form without root and with "
-        "\"error\" for \"#wrong\")",
+        "\"error\" for \"#wrong\"; each group may end with \"i_min i_max i_p99 i_cv%\" and the "
+        "header with \"timestamp\")",
         at(line), got));
   }
   layout_ = layout;
@@ -160,13 +167,16 @@ void NcclTestsParser::on_column_header(std::string_view body, int line) {
   layout_from_header_ = true;
 }
 
-const ColumnLayout& NcclTestsParser::layout_for_row(int columns, int line) {
+const ColumnLayout& NcclTestsParser::layout_for_row(const std::vector<std::string_view>& words,
+                                                    int line) {
+  const int columns = static_cast<int>(words.size());
   if (!layout_) {
-    layout_ = layout_for_columns(columns);
+    layout_ = layout_for_row_fields(words);
     if (!layout_) {
       throw MeasurementError(fmt::format(
           "{}: expected 13 columns (size count type redop root time algbw busbw #wrong time algbw "
-          "busbw #wrong) or 12 (the older form without root), got {}{}",
+          "busbw #wrong), 12 (the older form without root) or 21 (with the per-iteration "
+          "summaries of -I 1), and two more for -S 1's timestamp, got {}{}",
           at(line), columns, columns < 12 ? " (truncated row?)" : ""));
     }
     layout_line_ = line;
@@ -197,7 +207,7 @@ void NcclTestsParser::on_row(const std::vector<std::string_view>& words, std::st
         "interleaved lines or rerun without NCCL_DEBUG",
         at(line), quote_start(from)));
   }
-  const ColumnLayout& layout = layout_for_row(static_cast<int>(words.size()), line);
+  const ColumnLayout& layout = layout_for_row(words, line);
   RowContext ctx;
   MeasurementRow row = parse_table_row(words, layout, at(line), &ctx.numbers);
   check_algbw(row.bytes, ctx.numbers, at(line));

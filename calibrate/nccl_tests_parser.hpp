@@ -70,7 +70,7 @@ class NcclTestsParser {
   void on_command(std::string_view text, int line);
   void on_average(std::string_view value, int line);
   void on_column_header(std::string_view body, int line);
-  const ColumnLayout& layout_for_row(int columns, int line);
+  const ColumnLayout& layout_for_row(const std::vector<std::string_view>& words, int line);
 
   void check_not_empty() const;
   void resolve_collectives();

@@ -19,8 +19,11 @@
 //   then reported as a size in the wrong unit) is a table row and must be complete: as many
 //   columns as the column header above it (13 with root and "#wrong", 12 in the older format
 //   without root and with "error"; without a header, the first row's count, 12 or 13), each a
-//   number of the right kind. A row that runs into log output ("... -1gcn151:...NCCL INFO ...")
-//   is an error: its numbers cannot be trusted.
+//   number of the right kind. nccl-tests 2.19's per-iteration summaries (-I 1: "i_min i_max
+//   i_p99 i_cv%" closing each result group, 21 columns) and closing timestamp (-S 1: two words,
+//   "2026-11-28 11:02:03") are read too, from the header or, without one, from the row; a
+//   "cputime" header (-C 1) is refused: it times the host's loop. A row that runs into log output
+//   ("... -1gcn151:...NCCL INFO ...") is an error: its numbers cannot be trusted.
 // - Every other line not starting with '#' is foreign output (other ranks' NCCL INFO lines,
 //   launcher chatter) and is skipped; it is only read for "NCCL version x.y.z", for echoed
 //   commands ("> mpirun ...", "$ ./all_reduce_perf ...") and, when not recognisable as NCCL or

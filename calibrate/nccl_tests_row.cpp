@@ -92,7 +92,8 @@ MeasurementRow parse_table_row(const std::vector<std::string_view>& f, const Col
     ++i;
   }
   numbers->halves.clear();
-  for (int h = 0; h < (layout.has_inplace ? 2 : 1); ++h, i += 4) {
+  const auto group = static_cast<std::size_t>(layout.group_columns());
+  for (int h = 0; h < (layout.has_inplace ? 2 : 1); ++h, i += group) {
     const std::string name = h == 0 ? "out-of-place" : "in-place";
     Half half{name, {}, {}, {}};
     const auto t = parse_printed(f[i]);
@@ -113,6 +114,15 @@ MeasurementRow parse_table_row(const std::vector<std::string_view>& f, const Col
         if (!wrong || *wrong < 0) {
           fail(where, name + " #wrong", "a count of wrong elements or N/A", check);
         }
+      }
+    }
+    // The per-iteration summary (-I 1): minimum, maximum and 99th percentile of the iterations'
+    // times, and their coefficient of variation; the row's time is their mean, as without it.
+    if (layout.per_iter) {
+      constexpr const char* kSummary[] = {"i_min", "i_max", "i_p99", "i_cv%"};
+      for (std::size_t k = 0; k < 4; ++k) {
+        parse_non_negative(f[i + 4 + k], where, name + " " + kSummary[k],
+                           "a per-iteration time in microseconds or a percentage");
       }
     }
     if (h == 0) {

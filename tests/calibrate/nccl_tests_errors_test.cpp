@@ -58,7 +58,8 @@ const std::vector<BadFile> kBadFiles = {
      ":19: unrecognised column header \"size count type redop root time algbw busbw #wrong "
      "time(ms) algbw busbw #wrong\"; expected \"size count type redop root time algbw busbw "
      "#wrong time algbw busbw #wrong\" (or the older form without root and with \"error\" for "
-     "\"#wrong\")"},
+     "\"#wrong\"; each group may end with \"i_min i_max i_p99 i_cv%\" and the header with "
+     "\"timestamp\")"},
     {"no-collective.txt",
      ": cannot tell which collective was measured: no \"# Collective test starting:\" line and "
      "no command line naming a *_perf program; pass it with --op (e.g. --op allreduce)"},

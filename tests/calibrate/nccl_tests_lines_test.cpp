@@ -119,8 +119,47 @@ TEST(NcclTestsLines, ColumnHeaders) {
           "size count type redop root time algbw busbw #wrong time algbw busbw error", &got)
           .has_value());
   EXPECT_EQ(got, "size count type redop root time algbw busbw #wrong time algbw busbw error");
-  EXPECT_EQ(detail::layout_for_columns(12)->has_root, false);
-  EXPECT_FALSE(detail::layout_for_columns(9).has_value());
+  using Words = std::vector<std::string_view>;
+  const Words twelve(12, "1");
+  EXPECT_EQ(detail::layout_for_row_fields(twelve)->has_root, false);
+  EXPECT_FALSE(detail::layout_for_row_fields(Words(9, "1")).has_value());
+}
+
+// nccl-tests 2.19's additions: each group's per-iteration summary (-I 1) and the closing
+// timestamp (-S 1), from a header or, without one, from the row itself.
+TEST(NcclTestsLines, PerIterationAndTimestampColumns) {
+  std::string got;
+  const auto both = detail::parse_column_header(
+      "size count type redop root time algbw busbw #wrong i_min i_max i_p99 i_cv% time algbw "
+      "busbw #wrong i_min i_max i_p99 i_cv% timestamp",
+      &got);
+  ASSERT_TRUE(both.has_value());
+  EXPECT_TRUE(both->per_iter);
+  EXPECT_TRUE(both->timestamp);
+  EXPECT_EQ(both->group_columns(), 8);
+  EXPECT_EQ(both->columns, 23);
+  const auto stamped = detail::parse_column_header(
+      "size count type redop root time algbw busbw #wrong time algbw busbw #wrong timestamp", &got);
+  ASSERT_TRUE(stamped.has_value());
+  EXPECT_FALSE(stamped->per_iter);
+  EXPECT_EQ(stamped->columns, 15);
+  // The summary must close both groups or neither.
+  EXPECT_FALSE(detail::parse_column_header("size count type redop root time algbw busbw #wrong "
+                                           "i_min i_max i_p99 i_cv% time algbw busbw #wrong",
+                                           &got)
+                   .has_value());
+
+  using Words = std::vector<std::string_view>;
+  Words row(21, "1");
+  EXPECT_TRUE(detail::layout_for_row_fields(row)->per_iter);
+  row.push_back("2026-11-28");
+  row.push_back("11:02:03");
+  const auto dated = detail::layout_for_row_fields(row);
+  ASSERT_TRUE(dated.has_value());
+  EXPECT_TRUE(dated->timestamp);
+  EXPECT_EQ(dated->columns, 23);
+  // Two more numbers are no timestamp.
+  EXPECT_FALSE(detail::layout_for_row_fields(Words(15, "1")).has_value());
 }
 
 TEST(NcclTestsLines, EnvAssignments) {

@@ -304,6 +304,63 @@ TEST(NcclTestsReader, SrunLabelsAndVersionCodes) {
   EXPECT_EQ(m.rows[0].ranks, 0);  // Broadcast's busbw says nothing about the rank count
 }
 
+// nccl-tests 2.19 with -I 1 -S 1: each group closes with the per-iteration summary and the row
+// with a timestamp; the summary is checked as numbers and the row's time is the mean as before.
+// With -C 1 the time columns are the host's CPU time: refused, saying so.
+TEST(NcclTestsReader, PerIterationSummaryAndTimestamp) {
+  const std::string header =
+      "# nccl-tests version 2.19.6 nccl-headers=22902 nccl-library=22902\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "# nThread 1 nGpus 8 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 "
+      "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n"
+      "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows \n"
+      "#\n";
+  const std::string columns =
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+      "    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max"
+      "    i_p99    i_cv%           timestamp\n";
+  const MeasurementFile m = parse_measurements(
+      header + columns +
+          "     1048576        262144     float     sum      -1    41.45   25.30   44.27       0"
+          "    40.10    48.20    48.20     3.21    41.20   25.45   44.54       0    40.02    "
+          "47.90    47.90     3.05  2026-11-28 11:02:03\n"
+          "     2097152        524288     float     sum      -1    43.34   48.39   84.68       0"
+          "    42.90    45.10    45.10     1.02    43.10   48.66   85.15       0    42.80    "
+          "44.70    44.70     0.98  2026-11-28 11:02:04\n",
+      "periter.txt");
+  ASSERT_EQ(m.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.rows[0].time_us, 41.45);
+  EXPECT_EQ(m.rows[0].inplace_time_us, 41.20);
+  EXPECT_EQ(m.rows[1].inplace_busbw_GBps, 85.15);
+  EXPECT_EQ(m.rows[1].ranks, 8);
+  EXPECT_EQ(m.rows[1].line, 8);
+
+  try {
+    parse_measurements(header + columns +
+                           "     1048576        262144     float     sum      -1    41.45   "
+                           "25.30   44.27       0    40.10    48.20      n/a     3.21    41.20 "
+                           "  25.45   44.54       0    40.02    47.90    47.90     3.05  "
+                           "2026-11-28 11:02:03\n",
+                       "bad.txt");
+    FAIL() << "a summary that is not a number was read";
+  } catch (const MeasurementError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:7: out-of-place i_p99"), std::string::npos)
+        << e.what();
+  }
+  try {
+    parse_measurements(
+        header +
+            "#       size         count      type   redop    root  cputime   algbw   busbw  "
+            "#wrong  cputime   algbw   busbw  #wrong\n",
+        "cpu.txt");
+    FAIL() << "a cputime table was read";
+  } catch (const MeasurementError& e) {
+    EXPECT_NE(std::string(e.what()).find("cpu.txt:6: the table reports cputime (nccl-tests -C 1)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(NcclTestsReader, AllGatherRanksFromSizeAndCount) {
   const MeasurementFile m = parse_measurements(
       "# Collective test starting: all_gather_perf\n"

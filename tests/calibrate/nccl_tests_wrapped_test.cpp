@@ -114,7 +114,8 @@ TEST(NcclTestsWrapped, RowCutAndNeverFinishedIsReportedWhereItBegins) {
   } catch (const MeasurementError& e) {
     EXPECT_EQ(std::string(e.what()),
               "cut.txt:2: expected 13 columns (size count type redop root time algbw busbw "
-              "#wrong time algbw busbw #wrong) or 12 (the older form without root), got 5 "
+              "#wrong time algbw busbw #wrong), 12 (the older form without root) or 21 (with "
+              "the per-iteration summaries of -I 1), and two more for -S 1's timestamp, got 5 "
               "(truncated row?)");
   }
 }
