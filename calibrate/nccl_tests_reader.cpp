@@ -9,6 +9,7 @@
 
 #include "algorithms/ir/result_row.hpp"
 #include "calibrate/collsim_csv_reader.hpp"
+#include "calibrate/nccl_tests_json.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_parser.hpp"
 #include "topology/loader.hpp"
@@ -75,6 +76,13 @@ MeasurementFile read_measurements(const std::string& path, const ReadOptions& op
 
 std::vector<MeasurementFile> parse_measurement_parts(std::string_view text, const std::string& path,
                                                      const ReadOptions& options) {
+  if (detail::looks_like_json(text)) {
+    detail::NcclTestsParser parser(path, options);
+    for (const detail::LogLine& l : detail::nccl_tests_json_lines(text, path)) {
+      parser.feed(l.line, l.text);
+    }
+    return parser.finish();
+  }
   const std::vector<std::string_view> lines = split_lines(text);
   // The first line that is not blank or a comment tells the format apart.
   for (std::size_t i = 0; i < lines.size(); ++i) {

@@ -9,7 +9,8 @@
 // `collsim bench` writes the same table, opening with "# Collective test starting: <op>" as
 // nccl-tests does, so this reader needs nothing more for it.
 //
-// How a file is read:
+// How a file is read (nccl-tests' JSON report, -J, is first turned into the log it stands for:
+// calibrate/nccl_tests_json.hpp):
 // - The launcher's wrapping is undone first (detail::unwrap_log): "\r\n" line ends; Open MPI's
 //   --tag-output tags, "[1,0]<stdout>:" and "[1,0]<stderr>:" alike, also where one cuts into
 //   another rank's unfinished line (whose pieces are joined again); Intel MPI's "[0] ", srun's

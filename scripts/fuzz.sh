@@ -13,6 +13,9 @@ ART=$BUILD/fuzz-artifacts
 mkdir -p "$CORPUS"/{config,measurements,units,schedule} "$ART"
 cp configs/*.yaml tests/data/configs/*.yaml tests/data/configs/bad/*.yaml "$CORPUS/config/"
 cp tests/data/nccl-tests/*.txt tests/data/nccl-tests-bad/* "$CORPUS/measurements/"
+# nccl-tests' JSON report (-J): one result, as nccl-tests writes it.
+printf '%s' '{"version":3,"args":["./all_reduce_perf"],"env":["NCCL_PROTO=LL"],"nccl_version":22902,"config":{"nthreads":1,"ngpus":2,"minimum_bytes":8,"maximum_bytes":8,"step_factor":2,"warmup_iters":5,"iterations":20,"aggregated_iterations":1,"validation":1,"graph":0,"devices":[{"rank":0,"group":0,"pid":1,"hostname":"h","device":0,"device_hex":"0000:18:00","device_info":"GPU"}]},"results":[{"size":8,"count":2,"type":"float","redop":"sum","root":"    -1","out_of_place":{"time":10.000000,"alg_bw":0.000800,"bus_bw":0.000800,"nwrong":0.000000},"in_place":{"time":10.000000,"alg_bw":0.000800,"bus_bw":0.000800,"nwrong":null}}]}' \
+  > "$CORPUS/measurements/report.json"
 i=0
 for s in 8 64MiB 1.5GB 4K 400Gbps 450GB/s 12.5GB/s 0.6us 600ns "1.2 µs" 2ms 300ps -1us 1e309; do
   printf '%s' "$s" > "$CORPUS/units/seed$i"

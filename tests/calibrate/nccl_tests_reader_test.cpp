@@ -361,6 +361,71 @@ TEST(NcclTestsReader, PerIterationSummaryAndTimestamp) {
   }
 }
 
+// nccl-tests' JSON report (-J run.json), one line as nccl-tests writes it: the program in "args"
+// names the collective, the processes in "config.devices" times nthreads x ngpus the ranks,
+// "nccl_version" the release, the NCCL_* entries of "env" the overrides; a row's line is its
+// position in "results".
+TEST(NcclTestsReader, JsonReport) {
+  const auto report = [](const std::string& time_key, const std::string& second_size) {
+    return R"({"version":3,"args":["/opt/nccl-tests/build/all_reduce_perf","-g","1","-J","r.json"],)"
+           R"("env":["PATH=/usr/bin","NCCL_PROTO=Simple","NCCL_SOCKET_IFNAME=eth0"],)"
+           R"("nccl_version":22902,"config":{"nthreads":1,"ngpus":1,"minimum_bytes":1048576,)"
+           R"("maximum_bytes":2097152,"step_factor":2,"warmup_iters":5,"iterations":20,)"
+           R"("aggregated_iterations":1,"validation":1,"graph":0,"devices":[)"
+           R"({"rank":0,"group":0,"pid":11,"hostname":"a","device":0,"device_hex":"0000:18:00",)"
+           R"("device_info":"NVIDIA H100 80GB HBM3"},)"
+           R"({"rank":1,"group":0,"pid":12,"hostname":"b","device":0,"device_hex":"0000:18:00",)"
+           R"("device_info":"NVIDIA H100 80GB HBM3"}]},"results":[)"
+           R"({"size":1048576,"count":262144,"type":"float","redop":"sum","root":"    -1",)"
+           R"("out_of_place":{")" +
+           time_key +
+           R"(":41.450000,"alg_bw":25.297103,"bus_bw":25.297103,"nwrong":0.000000},)"
+           R"("in_place":{"time":41.200000,"alg_bw":25.450602,"bus_bw":25.450602,)"
+           R"("nwrong":null}},)"
+           R"({"size":)" +
+           second_size +
+           R"(,"count":524288,"type":"float","redop":"sum","root":"    -1",)"
+           R"("out_of_place":{"time":43.340000,"alg_bw":48.388371,"bus_bw":48.388371,)"
+           R"("nwrong":0.000000},"in_place":{"time":43.100000,"alg_bw":48.657819,)"
+           R"("bus_bw":48.657819,"nwrong":0.000000}}]})";
+  };
+  const MeasurementFile m = parse_measurements(report("time", "2097152"), "r.json");
+  EXPECT_EQ(m.collective, Collective::kAllReduce);
+  EXPECT_EQ(m.nccl_version, "2.29.2");
+  EXPECT_EQ(m.env.at("NCCL_PROTO"), "Simple");
+  EXPECT_EQ(m.run.gpus_per_thread, 1);
+  ASSERT_EQ(m.rows.size(), 2u);
+  EXPECT_EQ(m.rows[1].line, 2);
+  EXPECT_EQ(m.rows[1].bytes, 2097152u);
+  EXPECT_DOUBLE_EQ(m.rows[1].time_us, 43.34);
+  EXPECT_EQ(m.rows[0].ranks, 2);  // two processes of one GPU each
+  EXPECT_EQ(m.rows[0].wrong, 0);
+  EXPECT_FALSE(m.rows[0].inplace_wrong.has_value());  // null: not checked
+  EXPECT_EQ(m.rows[0].proto_override, "Simple");
+  ASSERT_EQ(m.devices.size(), 2u);
+  EXPECT_EQ(m.devices[1].host, "b");
+
+  const auto error = [](const std::string& text) {
+    try {
+      parse_measurements(text, "r.json");
+    } catch (const MeasurementError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(report("cpu_time", "2097152")),
+            "r.json:1: the report holds cpu_time (nccl-tests -C 1), the host's time per "
+            "iteration, not the collective's; expected time: rerun without -C");
+  // The second result's size does not match its count and time: the table's own check, at the
+  // result's position.
+  EXPECT_NE(error(report("time", "4194304")).find("r.json:2: "), std::string::npos)
+      << error(report("time", "4194304"));
+  EXPECT_EQ(error(R"({"version":3,"results":[)"),
+            "r.json: not valid JSON (byte 25); expected nccl-tests' -J report");
+  EXPECT_EQ(error(R"({"version":3})"),
+            "r.json: a JSON document without a \"results\" list; expected nccl-tests' -J report");
+}
+
 TEST(NcclTestsReader, AllGatherRanksFromSizeAndCount) {
   const MeasurementFile m = parse_measurements(
       "# Collective test starting: all_gather_perf\n"
