@@ -136,6 +136,10 @@ std::vector<LogLine> nccl_tests_json_lines(std::string_view text, const std::str
           *integer("iterations"), *integer("aggregated_iterations"), *flag("validation"),
           *integer("graph")));
     }
+    if (const json* b = member(*config, "blocking_collectives", &json::is_boolean);
+        b != nullptr && b->get<bool>()) {
+      head("# Blocking Enabled: blocking_collectives in the report's config (nccl-tests -z)");
+    }
     // One entry per process (its first rank): every process drives nthreads x ngpus ranks.
     if (const json* devices = member(*config, "devices", &json::is_array)) {
       for (const json& d : *devices) {

@@ -120,6 +120,13 @@ void NcclTestsParser::on_comment(std::string_view body, int line) {
       run_.max_bytes = static_cast<std::uint64_t>(*v);
       if (table().run.line == run_.line) table().run.max_bytes = run_.max_bytes;
     }
+  } else if (body.starts_with("Blocking Enabled")) {
+    // nccl-tests -z: each iteration waits for its collective (and may barrier) before the next
+    // is launched, where by default launches run ahead of the GPUs.
+    out_.warnings.push_back(fmt::format(
+        "{}: nccl-tests: {}: the rows time a wait after every iteration, which collsim's host "
+        "loop (launches running ahead of the GPUs) does not; expect small sizes to read slow",
+        at(line), trim(body)));
   } else if (looks_like_column_header(body)) {
     on_column_header(body, line);
   } else if (body.starts_with("Avg bus bandwidth")) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iostream>
 #include <limits>
 
 #include "calibrate/calibration.hpp"
@@ -57,7 +59,22 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
   if (!m.op.empty()) options.collective = parse_collective(m.op);
   std::vector<MeasurementFile> files;
   for (const std::string& f : m.files) {
-    for (MeasurementFile& part : read_measurement_parts(f, options)) {
+    std::vector<MeasurementFile> parts = read_measurement_parts(f, options);
+    // What the reader noticed (nccl-tests' own failed checks and warnings, rows timed
+    // differently, lines it skipped): the whole file's, so every part holds them; told once, on
+    // stderr, the first few of a long list.
+    constexpr std::size_t kShown = 5;
+    if (!parts.empty()) {
+      const std::vector<std::string>& said = parts.front().warnings;
+      for (std::size_t i = 0; i < std::min(said.size(), kShown); ++i) {
+        std::cerr << "collsim: warning: " << said[i] << "\n";
+      }
+      if (said.size() > kShown) {
+        std::cerr << fmt::format("collsim: warning: {}: {} more like these\n", f,
+                                 said.size() - kShown);
+      }
+    }
+    for (MeasurementFile& part : parts) {
       if (m.gpus_per_thread > 0) {
         const std::optional<int> said = part.run.gpus_per_thread;
         if (said && *said != m.gpus_per_thread) {

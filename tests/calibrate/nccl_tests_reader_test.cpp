@@ -331,9 +331,24 @@ TEST(NcclTestsReader, PerIterationSummaryAndTimestamp) {
   ASSERT_EQ(m.rows.size(), 2u);
   EXPECT_DOUBLE_EQ(m.rows[0].time_us, 41.45);
   EXPECT_EQ(m.rows[0].inplace_time_us, 41.20);
+  EXPECT_TRUE(m.warnings.empty());
   EXPECT_EQ(m.rows[1].inplace_busbw_GBps, 85.15);
   EXPECT_EQ(m.rows[1].ranks, 8);
   EXPECT_EQ(m.rows[1].line, 8);
+
+  // nccl-tests -z 1: the rows time a wait after every iteration, which is said.
+  const MeasurementFile blocking = parse_measurements(
+      "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n" + header +
+          columns +
+          "     1048576        262144     float     sum      -1    41.45   25.30   44.27       0"
+          "    40.10    48.20    48.20     3.21    41.20   25.45   44.54       0    40.02    "
+          "47.90    47.90     3.05  2026-11-28 11:02:03\n",
+      "blocking.txt");
+  ASSERT_EQ(blocking.warnings.size(), 1u);
+  EXPECT_TRUE(blocking.warnings[0].starts_with(
+      "blocking.txt:1: nccl-tests: Blocking Enabled: wait and barrier after each inner iteration "
+      "(-m): the rows time a wait after every iteration"))
+      << blocking.warnings[0];
 
   try {
     parse_measurements(header + columns +

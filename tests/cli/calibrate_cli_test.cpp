@@ -486,5 +486,17 @@ TEST(ValidateCli, ASweepsHostLoopReadsBack) {
   EXPECT_DOUBLE_EQ(j.at("rows")[0].at("measured_us").get<double>(), 80.32);
 }
 
+// What the reader noticed reaches the user on stderr, the table on stdout unchanged: here
+// nccl-tests' own warning of a lowered maxBytes.
+TEST(ValidateCli, TheReadersWarningsGoToStderr) {
+  const auto r = run_collsim("validate dgx-h100 --measurements " + kData +
+                             "h100x8_1node_allreduce_xxrjun-cluster01.txt");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "collsim: warning: " + kData +
+                       "h100x8_1node_allreduce_xxrjun-cluster01.txt:20: nccl-tests: Reducing "
+                       "maxBytes to 26549638485 due to memory limitation\n");
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace collsim
