@@ -338,8 +338,7 @@ TEST(NcclTestsReader, PerIterationSummaryAndTimestamp) {
 
   // nccl-tests -z 1: the rows time a wait after every iteration, which is said.
   const MeasurementFile blocking = parse_measurements(
-      "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n" + header +
-          columns +
+      "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n" + header + columns +
           "     1048576        262144     float     sum      -1    41.45   25.30   44.27       0"
           "    40.10    48.20    48.20     3.21    41.20   25.45   44.54       0    40.02    "
           "47.90    47.90     3.05  2026-11-28 11:02:03\n",
