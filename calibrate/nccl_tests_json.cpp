@@ -123,18 +123,22 @@ std::vector<LogLine> nccl_tests_json_lines(std::string_view text, const std::str
     };
     const auto threads = integer("nthreads");
     const auto gpus = integer("ngpus");
+    const auto lo = integer("minimum_bytes");
+    const auto hi = integer("maximum_bytes");
     const auto factor = integer("step_factor");
     const auto bytes = integer("step_bytes");
-    if (threads && gpus && integer("minimum_bytes") && integer("maximum_bytes") &&
-        (factor || bytes) && integer("warmup_iters") && integer("iterations") &&
-        integer("aggregated_iterations") && flag("validation") && integer("graph")) {
+    const auto warmup = integer("warmup_iters");
+    const auto iters = integer("iterations");
+    const auto agg = integer("aggregated_iterations");
+    const auto validation = flag("validation");
+    const auto graph = integer("graph");
+    if (threads && gpus && lo && hi && (factor || bytes) && warmup && iters && agg && validation &&
+        graph) {
       head(fmt::format(
           "# nThread {} nGpus {} minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} "
           "agg iters: {} validation: {} graph: {}",
-          *threads, *gpus, *integer("minimum_bytes"), *integer("maximum_bytes"),
-          factor ? *factor : *bytes, factor ? "factor" : "bytes", *integer("warmup_iters"),
-          *integer("iterations"), *integer("aggregated_iterations"), *flag("validation"),
-          *integer("graph")));
+          *threads, *gpus, *lo, *hi, factor ? *factor : *bytes, factor ? "factor" : "bytes",
+          *warmup, *iters, *agg, *validation, *graph));
     }
     if (const json* b = member(*config, "blocking_collectives", &json::is_boolean);
         b != nullptr && b->get<bool>()) {
