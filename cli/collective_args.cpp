@@ -53,6 +53,7 @@ Prepared prepare(const CollectiveArgs& a) {
 PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
   const NcclRelease release = nccl_release(m);
   PredictSetup s{p.topo, p.request, p.choice, p.costs, parse_model(m.model), m.policy(), {}};
+  s.costs.line_forwarding = m.line_forwarding;
   s.nccl_channels = p.nccl_channels;
   s.release = release;
   // Where NCCL has nothing to choose from (a Barrier; --algo naming only collsim's own

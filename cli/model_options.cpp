@@ -67,6 +67,13 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
   cmd->add_option("--nccl-cpu", m.nccl_cpu, "host CPU for NCCL's model: intel, amd, other")
       ->check(CLI::IsMember({"intel", "amd", "other"}))
       ->capture_default_str();
+  add_line_forwarding_flag(cmd, m.line_forwarding);
+}
+
+void add_line_forwarding_flag(CLI::App* cmd, bool& on) {
+  cmd->add_flag("--line-forwarding", on,
+                "simulate LL and LL128 forwarding line by line over NVLink and PCIe (cut-through) "
+                "rather than piece by piece; see docs/theory.md 2.5");
 }
 
 void apply_nccl_graph(std::string_view text, NcclModelInput& in) {

@@ -39,6 +39,7 @@ struct ModelArgs {
   CLI::Option* tree_pattern_option = nullptr;  // given explicitly: overrides --nccl-log
   std::string nccl_log;  // NCCL_DEBUG=INFO output: its graphs (import/nccl_graph_log)
   std::string nccl_cpu = "intel";
+  bool line_forwarding = false;  // --line-forwarding: CostParams::line_forwarding
 
   SelectPolicy policy() const { return parse_select_policy(select); }
   bool select_given() const { return select_option != nullptr && select_option->count() > 0; }
@@ -49,6 +50,8 @@ struct ModelArgs {
 // the fastest beside NCCL's pick, so they keep best) and the --nccl-* options.
 void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& models,
                        std::string_view select = "nccl");
+// --line-forwarding, for commands that register it without the rest (validate).
+void add_line_forwarding_flag(CLI::App* cmd, bool& on);
 // "--model sim, contention-free, ..." as the help lists them.
 std::vector<std::string> model_names(const std::vector<Model>& models);
 

@@ -31,6 +31,7 @@ struct TraceArgs {
 void run_trace(const TraceArgs& a) {
   check_writable(a.output, "-o");
   Prepared p = prepare(a.c);
+  p.costs.line_forwarding = a.model.line_forwarding;
   const Predictor pr(predict_setup(p, a.model));
   const Choice choice = pr.choose(p.request.count);
   // The request predict times: NCCL's channels at this size, and how it divides among them.

@@ -35,6 +35,7 @@ struct ValidateArgs {
   MeasurementArgs measurements;
   std::string model = "sim";
   std::string format = "table";
+  bool line_forwarding = false;
 };
 
 double rounded(double v, double scale) { return std::round(v * scale) / scale; }
@@ -159,7 +160,9 @@ void print_table(const Validation& v, const std::string& model,
 void run_validate(const ValidateArgs& a) {
   const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
-  const Validation v = validate(topo, files, cost_params(topo), parse_model(a.model));
+  CostParams costs = cost_params(topo);
+  costs.line_forwarding = a.line_forwarding;
+  const Validation v = validate(topo, files, costs, parse_model(a.model));
   if (a.format == "json") {
     print_json(v, files);
   } else if (a.format == "csv") {
@@ -193,6 +196,7 @@ void register_validate(CLI::App& app) {
                   "or nccl (NCCL's tuning model, for comparison)")
       ->check(CLI::IsMember(model_names(all_models())))
       ->capture_default_str();
+  add_line_forwarding_flag(cmd, args->line_forwarding);
   cmd->add_option("--format", args->format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

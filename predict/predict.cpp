@@ -80,7 +80,11 @@ std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
   // A long message runs at a few sizes and is extended along their line (steady_state.hpp).
   SteadyState steady;
   std::optional<Result> extended;
-  if (o.steady_state && o.result == nullptr) extended = simulate_steady(r, topo, so, &steady);
+  // The extension was built and bounded for store-and-forward pieces: line forwarding simulates
+  // the whole message.
+  if (o.steady_state && o.result == nullptr && !costs.line_forwarding) {
+    extended = simulate_steady(r, topo, so, &steady);
+  }
   if (extended) {
     res = std::move(*extended);
   } else {

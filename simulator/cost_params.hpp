@@ -98,6 +98,11 @@ struct CostParams {
   // What an NVLSTree channel keeps of that cap on more than two nodes (NCCL's own ratio, by
   // architecture; cost_params.cpp). Not a `costs:` key: it scales whatever cap is given.
   double nvls_tree_deep_share = 1.0;
+  // LL and LL128 forward line by line (docs/theory.md §2.5): an op that receives a piece and
+  // sends it on over NVLink or PCIe starts once its first line is in and ends no earlier than its
+  // arrival; false (the default): store and forward by piece, as Simple always does. Not a
+  // `costs:` key: --line-forwarding sets it.
+  bool line_forwarding = false;
   Time host_launch;                 // host time to issue one collective on one GPU; zero = none
   Time host_channel;                // and for each NCCL channel the collective runs on
 

@@ -18,7 +18,7 @@ bool is_local(OpKind k) { return k == OpKind::kCopy || k == OpKind::kReduce; }
 
 template <class Net>
 Result Engine<Net>::run() {
-  if (opts_.lattice) {
+  if (opts_.lattice && !cut_through_) {
     if (std::optional<Result> r = run_lattice()) return *std::move(r);
   }
   if constexpr (!Net::kKnowsFinish) {
@@ -270,7 +270,8 @@ void Engine<Net>::consume(ConnState& c, std::uint64_t j, Time done) {
 }
 
 template <class Net>
-void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload) {
+void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload,
+                       const Time* gate) {
   ConnState& c = conns_[cid];
   StreamState& s = streams_[sid];
   const std::uint64_t q = c.posted++;
@@ -286,25 +287,58 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
     c.trace_piece = static_cast<std::uint32_t>(trace_->pieces.size());
     trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
   }
+  if (cut_through_) head(c, q) = now_ + r.latency;
   if (Net::kKnowsFinish || wire == 0) {
-    s.busy = now_ + tx + (wire == 0 ? Time() : step_overhead(sid));
-    arrival(c, q) = now_ + tx + r.latency;
+    // Contention-free, the input's arrival is known: it was set when its piece was posted.
+    const Time sent = gate != nullptr ? std::max(now_ + tx, *gate) : now_ + tx;
+    s.busy = sent + (wire == 0 ? Time() : step_overhead(sid));
+    arrival(c, q) = sent + r.latency;
     if (c.receiver_waiting && c.consumed == q) {
       c.receiver_waiting = false;
-      wake(c.receiver, arrival(c, q));
+      wake(c.receiver, c.receiver_waits_head ? head(c, q) : arrival(c, q));
+    }
+    if (gate != nullptr) {
+      ConnState& in = conns_[s.in_conn];
+      consume(in, in.consumed, sent);
     }
   } else {
     arrival(c, q) = kPending;
     s.in_flight = true;
+    s.forwarding = gate != nullptr;
+    if (c.receiver_waiting && c.receiver_waits_head && c.consumed == q) {
+      c.receiver_waiting = false;
+      wake(c.receiver, head(c, q));
+    }
   }
+}
+
+template <class Net>
+void Engine<Net>::finish_forward(std::uint32_t sid, Time sent) {
+  StreamState& s = streams_[sid];
+  ConnState& in = conns_[s.in_conn];
+  ConnState& c = conns_[s.out_conn];
+  const std::uint64_t q = c.posted - 1;
+  sent = std::max(sent, arrival(in, in.consumed));
+  s.forwarding = false;
+  s.in_flight = false;
+  s.busy = sent + step_overhead(sid);
+  arrival(c, q) = sent + routes_[c.route].latency;
+  consume(in, in.consumed, sent);
+  if (c.forward_waiting && c.consumed == q) {
+    c.forward_waiting = false;
+    finish_forward(c.receiver, sent_at_[c.receiver]);
+  }
+  if (c.receiver_waiting && c.consumed == q) {
+    c.receiver_waiting = false;
+    wake(c.receiver, arrival(c, q));
+  }
+  advance(sid);
 }
 
 template <class Net>
 void Engine<Net>::flow_done(std::uint32_t cid) {
   ConnState& c = conns_[cid];
   const std::uint64_t q = c.posted - 1;
-  const Time sent = now_ + step_overhead(c.sender);  // the step's own overhead after the data
-  arrival(c, q) = now_ + routes_[c.route].latency;
   if (c.staged_read) read_time(c, q) = now_ - read_time(c, q);
   if (trace_ != nullptr) {
     trace_->pieces[c.trace_piece].end = now_;
@@ -315,8 +349,25 @@ void Engine<Net>::flow_done(std::uint32_t cid) {
     }
   }
   StreamState& s = streams_[c.sender];
+  if (s.forwarding) {
+    // A cut-through forward: its piece ends once its input has arrived too.
+    ConnState& in = conns_[s.in_conn];
+    if (arrival(in, in.consumed) == kPending) {
+      in.forward_waiting = true;
+      sent_at_[c.sender] = now_;
+      return;
+    }
+    finish_forward(c.sender, now_);
+    return;
+  }
+  arrival(c, q) = now_ + routes_[c.route].latency;
   s.in_flight = false;
-  s.busy = sent;
+  s.busy = now_ + step_overhead(c.sender);  // the step's own overhead after the data
+  if (c.forward_waiting && c.consumed == q) {
+    // Its receiver forwarded this piece cut-through and has sent its copy: that ends now.
+    c.forward_waiting = false;
+    finish_forward(c.receiver, sent_at_[c.receiver]);
+  }
   if (c.receiver_waiting && c.consumed == q) {
     c.receiver_waiting = false;
     wake(c.receiver, arrival(c, q));
@@ -360,14 +411,18 @@ void Engine<Net>::advance(std::uint32_t sid) {
     ConnState* in = s.in_conn >= 0 ? &conns_[s.in_conn] : nullptr;
     ConnState* out = s.out_conn >= 0 ? &conns_[s.out_conn] : nullptr;
     std::uint64_t j = 0;
+    // Cut-through: a piece this op forwards may leave as its first line comes in.
+    const bool cut = cut_through_ && in != nullptr && out != nullptr && bytes > 0 &&
+                     !in->staged_read && !out->proxied && !is_switch(sid);
     if (in != nullptr) {
       j = in->consumed;
-      if (j >= in->posted || arrival(*in, j) == kPending) {
+      if (j >= in->posted || (!cut && arrival(*in, j) == kPending)) {
         in->receiver_waiting = true;
+        in->receiver_waits_head = cut;
         return;
       }
-      Time at = arrival(*in, j);
-      if (reduce_rate_ > 0 && bytes > 0 && reduces(kind) && !is_switch(sid)) {
+      Time at = cut ? head(*in, j) : arrival(*in, j);
+      if (!cut && reduce_rate_ > 0 && bytes > 0 && reduces(kind) && !is_switch(sid)) {
         at += reduce_time(bytes);
       }
       ready = std::max(ready, at);
@@ -392,9 +447,14 @@ void Engine<Net>::advance(std::uint32_t sid) {
         warps = now_ + read_time(*in, j);
         done = warps;
       }
-      consume(*in, j, done);
+      if (!cut) consume(*in, j, done);
     }
-    if (out != nullptr) post(sid, static_cast<std::uint32_t>(s.out_conn), bytes);
+    if (cut) {
+      // The input is consumed once the piece has gone on (post or finish_forward).
+      post(sid, static_cast<std::uint32_t>(s.out_conn), bytes, &arrival(*in, j));
+    } else if (out != nullptr) {
+      post(sid, static_cast<std::uint32_t>(s.out_conn), bytes);
+    }
     if (is_switch(sid) && bytes > 0 && reduces(kind)) {
       // The switch's reducer is a throughput resource: it stays busy with this piece.
       s.busy = now_ + switch_reduce_time(bytes);

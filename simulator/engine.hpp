@@ -52,6 +52,7 @@ struct StreamState {
   bool wake_pending = false;
   bool done = false;
   bool dep_waiting = false;
+  bool forwarding = false;      // cut-through: a forwarded piece's input is still to be consumed
   std::uint64_t completed = 0;  // ops completed (= index of the current op)
   std::uint64_t op_count = 0;
   std::int32_t send_peer = -1;  // last peers resolved, and their connections
@@ -84,6 +85,11 @@ struct ConnState {
   bool sender_waiting = false;
   bool receiver_waiting = false;
   bool staged_read = false;  // RouteInfo::staged_read of its route
+  bool proxied = false;      // RouteInfo::proxied of its route
+  // Cut-through: the receiver forwards and waits only for the next piece's first line, not its
+  // arrival; and it has sent its copy of the piece, whose end waits for this one's arrival.
+  bool receiver_waits_head = false;
+  bool forward_waiting = false;
 };
 
 template <class Net>
@@ -116,7 +122,13 @@ class Engine {
   void complete_op(std::uint32_t sid, Time t);
   // The receiver is done with piece j at `done`: its slot frees a route's latency later.
   void consume(ConnState& c, std::uint64_t j, Time done);
-  void post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload);
+  // `gate`: a cut-through forward's input piece, whose arrival its own piece cannot precede
+  // (nullptr: none).
+  void post(std::uint32_t sid, std::uint32_t cid, std::uint64_t payload,
+            const Time* gate = nullptr);
+  // A cut-through forward's piece has left its sender at `sent` (its flow's end) and its input
+  // piece has arrived: the piece's end is the later of the two, and the input is consumed.
+  void finish_forward(std::uint32_t sid, Time sent);
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
   Result gave_up() const;
@@ -140,6 +152,9 @@ class Engine {
   // A host-staged piece's time to read back out of host memory: the time it took to write in
   // (under max-min its flow's start until it ends). Only for connections with staged_read.
   Time& read_time(const ConnState& c, std::uint64_t j) { return reads_[c.ring / 2 + slot(j)]; }
+  // When a piece's first line reaches its receiver (its post plus the route's latency): where a
+  // forwarding op may start on it under cut-through. Only when cut_through_.
+  Time& head(const ConnState& c, std::uint64_t j) { return heads_[c.ring / 2 + slot(j)]; }
   // wire_time() for the common sizes, computed once (same value, without the long double
   // division per piece).
   Time transmit(std::uint32_t cid, std::uint32_t route, std::uint64_t wire);
@@ -190,6 +205,15 @@ class Engine {
   // p2p_warps_).
   bool p2p_warps_ = false;
   std::vector<Time> recv_busy_;
+  // CostParams::line_forwarding on an LL or LL128 schedule: LL and LL128 carry a flag in every
+  // line, so an op that receives and sends forwards each line as it comes (NCCL
+  // src/device/prims_ll.h, prims_ll128.h poll line by line): a piece forwarded over NVLink or
+  // PCIe starts once its input's first line is in and ends no earlier than the input's arrival.
+  // Simple's flag follows a whole slice, and the network's proxy sends whole steps: store and
+  // forward there. The lattice (lattice.cpp) models store and forward only, so it stands aside.
+  bool cut_through_ = false;
+  std::vector<Time> heads_;    // per slot as times_ / 2, sized when cut_through_
+  std::vector<Time> sent_at_;  // per stream: a forward's flow end awaiting its input
   std::uint32_t first_switch_stream_ =
       0;                               // streams are actor-major: the ranks', then the switches'
   std::vector<int> gpu_;               // schedule rank -> cluster rank

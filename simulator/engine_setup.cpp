@@ -76,6 +76,7 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
       reduce_rate_(costs.reduce_bandwidth.bytes_per_second()),
       copy_rate_(costs.copy_bandwidth.bytes_per_second()) {
   p2p_warps_ = s.info().p2p;
+  cut_through_ = costs.line_forwarding && s.info().protocol != Protocol::kSimple;
   if (o.give_up_after) give_up_after_ = *o.give_up_after;
   give_up_live_ = o.give_up_live;
   full_wire_ = wire_bytes(payload_);
@@ -153,6 +154,7 @@ void Engine<Net>::init_streams() {
   }
   streams_.resize(n);
   if (p2p_warps_) recv_busy_.assign(n, Time());
+  if (cut_through_) sent_at_.assign(n, Time());
   waiters_.resize(n);
   // Only the simulated channels' dependencies are kept, asked for as ranges of consecutive IR
   // channels (a folded NCCL channel is one): a source then builds only those channels'.
@@ -256,6 +258,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   info.latency += proto_.hop_latency[static_cast<int>(cls)];
   info.cap = wire_cap_;
   info.staged_read = receiver_reads_host(topo_, found);
+  info.proxied = cls == RouteClass::kNetwork;
   // Without max-min sharing, the request's channels split every link of the route evenly, as
   // they do on a GPU that drives them all at once; the closed forms assume the same.
   if constexpr (Net::kKnowsFinish) bottleneck /= std::max(1, sched_.info().requested_channels);
@@ -291,7 +294,9 @@ std::uint32_t Engine<Net>::connection(int channel, int sender, int receiver) {
   c.ring = static_cast<std::uint32_t>(times_.size());
   times_.resize(times_.size() + 2 * slots_);
   c.staged_read = routes_[c.route].staged_read;
+  c.proxied = routes_[c.route].proxied;
   if (c.staged_read) reads_.resize(times_.size() / 2);
+  if (cut_through_) heads_.resize(times_.size() / 2);
   const auto id = static_cast<std::uint32_t>(conns_.size());
   conns_.push_back(c);
   conn_index_.insert(key, id);

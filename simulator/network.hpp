@@ -36,6 +36,9 @@ struct RouteInfo {
   // buffer without GPUDirect RDMA): a receive that forwards nothing holds its channel while it
   // does, or on NCCL's point-to-point kernel its receiving warps (engine.cpp, advance).
   bool staged_read = false;
+  // It crosses the network: NCCL's proxy sends a step once the GPU has written all of it
+  // (src/transport/net.cc), so a forward onto it is store and forward, whatever the protocol.
+  bool proxied = false;
 };
 
 inline constexpr Time kPending = Time::max();

@@ -1,0 +1,86 @@
+// Line forwarding (CostParams::line_forwarding, docs/theory.md §2.5): LL and LL128 carry a flag in
+// every line, so an op that receives a piece and sends it on over NVLink or PCIe forwards each
+// line as it comes (NCCL src/device/prims_ll.h, prims_ll128.h); a forward onto the network waits
+// for the whole step, which NCCL's proxy sends at once (src/transport/net.cc). What that changes
+// on a chain of forwards, exactly, and what it leaves alone.
+#include <gtest/gtest.h>
+
+#include "algorithms/generators/registry.hpp"
+#include "simulator/cost_params.hpp"
+#include "simulator/simulate.hpp"
+#include "topology/loader.hpp"
+
+namespace collsim {
+namespace {
+
+Request broadcast(const Topology& topo, Protocol p, std::uint64_t bytes,
+                  const std::vector<Rank>& subset = {}) {
+  Request q;
+  q.collective = Collective::kBroadcast;
+  q.algorithm = "ring";
+  q.protocol = p;
+  q.dtype = DataType::kF32;
+  q.count = bytes / 4;
+  q.channels = 1;
+  q.comm = Communicator::from_topology(topo, subset);
+  return q;
+}
+
+Time run(const Topology& topo, const Schedule& s, bool lines, SimNetwork net,
+         const Communicator& comm) {
+  SimOptions o;
+  for (int r = 0; r < comm.size(); ++r) o.placement.push_back(comm.gpu(r));
+  o.network = net;
+  o.costs = cost_params(topo);
+  o.costs->line_forwarding = lines;
+  return simulate(s, topo, o).total;
+}
+
+// One LL piece broadcast along the 8 GPUs of a DGX H100 on one channel: 7 hops, 6 of them forwards.
+// Piece by piece each forward waits for the whole piece, (tx + latency) a hop; line by line the
+// piece pays its transmission once and each hop its latency: 6 transmissions fewer. Both network
+// models agree, as nothing shares a link.
+TEST(LineForwarding, AChainOfForwardsPaysThePieceOnce) {
+  const Topology topo = load_topology("dgx-h100", {.default_costs = true});
+  const CostParams d = cost_params(topo);
+  const std::uint64_t payload = 16384;  // within one LL slot
+  const Request q = broadcast(topo, Protocol::kLL, payload);
+  const Schedule s = plan(q);
+  const double cap = d.protocol(Protocol::kLL).channel_bandwidth.bytes_per_second();
+  const double tx_ps = static_cast<double>(payload) / cap * 1e12;
+  for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
+    const Time pieces = run(topo, s, false, net, q.comm);
+    const Time lines = run(topo, s, true, net, q.comm);
+    EXPECT_NEAR(static_cast<double>((pieces - lines).ps()), 6 * tx_ps, 8.0);
+  }
+  EXPECT_EQ(run(topo, s, true, SimNetwork::kContentionFree, q.comm),
+            run(topo, s, true, SimNetwork::kMaxMin, q.comm));
+}
+
+// Simple's flag follows a whole slice: the switch changes nothing there.
+TEST(LineForwarding, SimpleStaysStoreAndForward) {
+  const Topology topo = load_topology("dgx-h100", {.default_costs = true});
+  const Request q = broadcast(topo, Protocol::kSimple, std::uint64_t{4} << 20);
+  const Schedule s = plan(q);
+  EXPECT_EQ(run(topo, s, false, SimNetwork::kMaxMin, q.comm),
+            run(topo, s, true, SimNetwork::kMaxMin, q.comm));
+}
+
+// A forward onto the network is sent by the proxy once the GPU has written the whole step: no
+// gain there. A forward off the network onto NVLink gains the piece's transmission.
+TEST(LineForwarding, AForwardOntoTheNetworkWaitsForTheWholePiece) {
+  const Topology topo = load_topology("h100-2node-ib", {.default_costs = true});
+  const std::uint64_t payload = 16384;
+  const Rank n0g0{0}, n0g1{1}, n1g0{8}, n1g1{9};  // 8 GPUs a node
+  const auto saved = [&](const std::vector<Rank>& ranks) {
+    const Request q = broadcast(topo, Protocol::kLL, payload, ranks);
+    const Schedule s = plan(q);
+    return run(topo, s, false, SimNetwork::kMaxMin, q.comm) -
+           run(topo, s, true, SimNetwork::kMaxMin, q.comm);
+  };
+  EXPECT_EQ(saved({n0g0, n0g1, n1g0}), Time());  // rank 1 forwards onto the network
+  EXPECT_GT(saved({n0g0, n1g0, n1g1}), Time());  // rank 1 forwards onto NVLink
+}
+
+}  // namespace
+}  // namespace collsim
