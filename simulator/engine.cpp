@@ -315,19 +315,23 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
 template <class Net>
 void Engine<Net>::finish_forward(std::uint32_t sid, Time sent) {
   StreamState& s = streams_[sid];
+  const auto out_id = static_cast<std::uint32_t>(s.out_conn);
   ConnState& in = conns_[s.in_conn];
-  ConnState& c = conns_[s.out_conn];
-  const std::uint64_t q = c.posted - 1;
   sent = std::max(sent, arrival(in, in.consumed));
   s.forwarding = false;
   s.in_flight = false;
   s.busy = sent + step_overhead(sid);
-  arrival(c, q) = sent + routes_[c.route].latency;
   consume(in, in.consumed, sent);
-  if (c.forward_waiting && c.consumed == q) {
-    c.forward_waiting = false;
-    finish_forward(c.receiver, sent_at_[c.receiver]);
+  const std::uint64_t q = conns_[out_id].posted - 1;
+  arrival(conns_[out_id], q) = sent + routes_[conns_[out_id].route].latency;
+  if (conns_[out_id].forward_waiting && conns_[out_id].consumed == q) {
+    // The next forward down the chain was waiting for this piece. It advances its stream, which
+    // may open connections: conns_ is indexed afresh after it.
+    conns_[out_id].forward_waiting = false;
+    const std::uint32_t next = conns_[out_id].receiver;
+    finish_forward(next, sent_at_[next]);
   }
+  ConnState& c = conns_[out_id];
   if (c.receiver_waiting && c.consumed == q) {
     c.receiver_waiting = false;
     wake(c.receiver, arrival(c, q));
@@ -363,16 +367,18 @@ void Engine<Net>::flow_done(std::uint32_t cid) {
   arrival(c, q) = now_ + routes_[c.route].latency;
   s.in_flight = false;
   s.busy = now_ + step_overhead(c.sender);  // the step's own overhead after the data
+  const std::uint32_t sender = c.sender;
   if (c.forward_waiting && c.consumed == q) {
-    // Its receiver forwarded this piece cut-through and has sent its copy: that ends now.
+    // Its receiver forwarded this piece cut-through and has sent its copy: that ends now. It
+    // advances the receiver, which may open connections: `c` is not used after it.
     c.forward_waiting = false;
-    finish_forward(c.receiver, sent_at_[c.receiver]);
-  }
-  if (c.receiver_waiting && c.consumed == q) {
+    const std::uint32_t receiver = c.receiver;
+    finish_forward(receiver, sent_at_[receiver]);
+  } else if (c.receiver_waiting && c.consumed == q) {
     c.receiver_waiting = false;
     wake(c.receiver, arrival(c, q));
   }
-  advance(c.sender);
+  advance(sender);
 }
 
 template <class Net>

@@ -82,5 +82,27 @@ TEST(LineForwarding, AForwardOntoTheNetworkWaitsForTheWholePiece) {
   EXPECT_GT(saved({n0g0, n1g0, n1g1}), Time());  // rank 1 forwards onto NVLink
 }
 
+// A double binary tree across two DGX H100 nodes, LL128, 8 channels: the chains through each
+// node are NVLink forwards, so the run gains, under both network models. (It also takes the
+// engine through its chained finishes while connections are still being opened.)
+TEST(LineForwarding, ATreeAcrossNodesGainsOnItsNvlinkChains) {
+  const Topology topo = load_topology("h100-2node-ib", {.default_costs = true});
+  Request q;
+  q.collective = Collective::kAllReduce;
+  q.algorithm = "dbtree";
+  q.protocol = Protocol::kLL128;
+  q.dtype = DataType::kF32;
+  q.count = (std::uint64_t{16} << 20) / 4;
+  q.channels = 8;
+  q.comm = Communicator::from_topology(topo);
+  const Schedule s = plan(q);
+  for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
+    const Time pieces = run(topo, s, false, net, q.comm);
+    const Time lines = run(topo, s, true, net, q.comm);
+    EXPECT_LT(lines, pieces) << to_string(net);
+    EXPECT_GT(lines, cost_params(topo).protocol(Protocol::kLL128).launch) << to_string(net);
+  }
+}
+
 }  // namespace
 }  // namespace collsim
