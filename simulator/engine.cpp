@@ -322,17 +322,16 @@ void Engine<Net>::finish_forward(std::uint32_t sid, Time sent) {
   s.in_flight = false;
   s.busy = sent + step_overhead(sid);
   consume(in, in.consumed, sent);
-  const std::uint64_t q = conns_[out_id].posted - 1;
-  arrival(conns_[out_id], q) = sent + routes_[conns_[out_id].route].latency;
-  if (conns_[out_id].forward_waiting && conns_[out_id].consumed == q) {
-    // The next forward down the chain was waiting for this piece. It advances its stream, which
-    // may open connections: conns_ is indexed afresh after it.
-    conns_[out_id].forward_waiting = false;
-    const std::uint32_t next = conns_[out_id].receiver;
-    finish_forward(next, sent_at_[next]);
-  }
   ConnState& c = conns_[out_id];
-  if (c.receiver_waiting && c.consumed == q) {
+  const std::uint64_t q = c.posted - 1;
+  arrival(c, q) = sent + routes_[c.route].latency;
+  if (c.forward_waiting && c.consumed == q) {
+    // The next forward down the chain was waiting for this piece. It advances its stream, which
+    // may open connections: `c` is not used after it.
+    c.forward_waiting = false;
+    const std::uint32_t next = c.receiver;
+    finish_forward(next, sent_at_[next]);
+  } else if (c.receiver_waiting && c.consumed == q) {
     c.receiver_waiting = false;
     wake(c.receiver, arrival(c, q));
   }

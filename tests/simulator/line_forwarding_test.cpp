@@ -13,17 +13,25 @@
 namespace collsim {
 namespace {
 
-Request broadcast(const Topology& topo, Protocol p, std::uint64_t bytes,
-                  const std::vector<Rank>& subset = {}) {
+// `bytes` of f32 in `c` by `algorithm`/`p` on `channels`, over `subset` of the cluster's GPUs (all
+// when empty).
+Request request(const Topology& topo, Collective c, const char* algorithm, Protocol p,
+                std::uint64_t bytes, int channels, const std::vector<Rank>& subset = {}) {
   Request q;
-  q.collective = Collective::kBroadcast;
-  q.algorithm = "ring";
+  q.collective = c;
+  q.algorithm = algorithm;
   q.protocol = p;
   q.dtype = DataType::kF32;
   q.count = bytes / 4;
-  q.channels = 1;
+  q.channels = channels;
   q.comm = Communicator::from_topology(topo, subset);
   return q;
+}
+
+// A one-channel ring Broadcast: root, then forwards along the ring, then the last receive.
+Request broadcast(const Topology& topo, Protocol p, std::uint64_t bytes,
+                  const std::vector<Rank>& subset = {}) {
+  return request(topo, Collective::kBroadcast, "ring", p, bytes, 1, subset);
 }
 
 Time run(const Topology& topo, const Schedule& s, bool lines, SimNetwork net,
@@ -51,6 +59,8 @@ TEST(LineForwarding, AChainOfForwardsPaysThePieceOnce) {
   for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
     const Time pieces = run(topo, s, false, net, q.comm);
     const Time lines = run(topo, s, true, net, q.comm);
+    // wire_time() rounds each transmission up to a whole picosecond: at most 1 ps each of the 6,
+    // plus tx_ps's own fraction.
     EXPECT_NEAR(static_cast<double>((pieces - lines).ps()), 6 * tx_ps, 8.0);
   }
   EXPECT_EQ(run(topo, s, true, SimNetwork::kContentionFree, q.comm),
@@ -87,14 +97,8 @@ TEST(LineForwarding, AForwardOntoTheNetworkWaitsForTheWholePiece) {
 // engine through its chained finishes while connections are still being opened.)
 TEST(LineForwarding, ATreeAcrossNodesGainsOnItsNvlinkChains) {
   const Topology topo = load_topology("h100-2node-ib", {.default_costs = true});
-  Request q;
-  q.collective = Collective::kAllReduce;
-  q.algorithm = "dbtree";
-  q.protocol = Protocol::kLL128;
-  q.dtype = DataType::kF32;
-  q.count = (std::uint64_t{16} << 20) / 4;
-  q.channels = 8;
-  q.comm = Communicator::from_topology(topo);
+  const Request q =
+      request(topo, Collective::kAllReduce, "dbtree", Protocol::kLL128, std::uint64_t{16} << 20, 8);
   const Schedule s = plan(q);
   for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
     const Time pieces = run(topo, s, false, net, q.comm);
