@@ -21,7 +21,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -100,6 +102,15 @@ class ProcessGroup {
   virtual std::vector<std::string> describe_processes();
   // Every process's text, in process order, on process 0 (others get their own only).
   virtual std::vector<std::string> gather_text(std::string mine) { return {std::move(mine)}; }
+  // Units of work handed out one at a time, to whichever process asks first
+  // (cli/distribute.hpp). Process 0: answers every request already waiting with take()'s unit
+  // (nullopt once none is left), without blocking, and returns how many processes it answered
+  // nullopt. The others: asks process 0 for a unit and waits for the answer. One process asks
+  // and answers nothing.
+  virtual int answer_unit_requests(const std::function<std::optional<std::size_t>()>& /*take*/) {
+    return 0;
+  }
+  virtual std::optional<std::size_t> request_unit() { return std::nullopt; }
   // Stops every process of the job after a failure in this one, which the others would
   // otherwise wait for forever (MPI_Abort). Single process: does nothing, the caller's exception
   // ends the program as usual. Only a program's top level (the CLI) calls this.

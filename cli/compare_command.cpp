@@ -272,31 +272,24 @@ void finish(const CompareArgs& a, const Predictor& ev, const Prepared& p, const 
   }
 }
 
-// Under `mpirun -np K`: the size x candidate cells are shared out over the processes, gathered
-// on process 0, which prints what one process would (cli/distribute.hpp).
+// Under `mpirun -np K`: the size x candidate cells, handed out to the processes' workers as they
+// free up and gathered on process 0, which prints what one process would (cli/distribute.hpp).
 void compare_across_processes(const CompareArgs& a, const Prepared& p, const Predictor& ev,
                               const std::vector<SweepPoint>& points, const NcclModel* nccl,
                               const Distribution& d) {
   const std::vector<Candidate>& all = ev.candidates();
   std::vector<double> weights;
   for (const SweepPoint& pt : points) weights.insert(weights.end(), all.size(), size_weight(pt.bytes));
-  const std::vector<std::size_t> mine = d.share(weights);
-  Gathered done;
-  std::string error;
-  try {
-    Progress progress("compare", mine.size(), "cells of process 0's share", d.prints());
-    std::vector<std::optional<Prediction>> evals(mine.size());
-    parallel_for(mine.size(), [&](std::size_t k) {
-      evals[k] = ev.evaluate(all[mine[k] % all.size()], points[mine[k] / all.size()].count);
-      progress.step(human_bytes(points[mine[k] / all.size()].bytes));
-    });
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-      done[mine[k]] = evals[k] ? encode(*evals[k]) : nlohmann::json();
-    }
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
-  const Gathered cells = d.gather(done, error);
+  Progress progress("compare", weights.size(), "cells handed out", d.prints());
+  const Gathered cells = d.run(
+      weights, parallel_threads(),
+      [&](std::size_t u) {
+        const std::optional<Prediction> e =
+            ev.evaluate(all[u % all.size()], points[u / all.size()].count);
+        return e ? encode(*e) : nlohmann::json();
+      },
+      [&](std::size_t u) { progress.step(human_bytes(points[u / all.size()].bytes)); });
+  progress.done();
   if (!d.prints()) return;
   std::vector<std::vector<std::optional<Prediction>>> grid(
       points.size(), std::vector<std::optional<Prediction>>(all.size()));

@@ -409,27 +409,20 @@ ScaleRow decode_scale_row(const nlohmann::json& j) {
   return r;
 }
 
-// Under `mpirun -np K`: the node counts are shared out over the processes (weighed by ranks
-// squared, which is how a ring's work grows), gathered on process 0, which prints what one
-// process would (cli/distribute.hpp).
+// Under `mpirun -np K`: the node counts, largest first (weighed by ranks squared, which is how a
+// ring's work grows), handed out to the processes as they free up and gathered on process 0,
+// which prints what one process would (cli/distribute.hpp). One worker a process: a node count
+// costs its candidates in parallel already, and holds a whole cluster.
 void scale_across_processes(const ScaleArgs& a, const std::vector<int>& counts,
                             const Distribution& d) {
   std::vector<double> weights;
   for (const int n : counts) weights.push_back(static_cast<double>(n) * n);
-  Gathered done;
-  std::string error;
   Scaling s;
-  try {
-    const std::vector<std::size_t> mine = d.share(weights);
-    Progress progress("scale", mine.size(), "node counts of process 0's share", d.prints());
-    for (const std::size_t u : mine) {
-      done[u] = encode(scale_row(a, counts[u], s));
-      progress.step(fmt::format("{} nodes", counts[u]));
-    }
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
-  const Gathered all = d.gather(done, error);
+  Progress progress("scale", counts.size(), "node counts handed out", d.prints());
+  const Gathered all = d.run(
+      weights, 1, [&](std::size_t u) { return encode(scale_row(a, counts[u], s)); },
+      [&](std::size_t u) { progress.step(fmt::format("{} nodes", counts[u])); });
+  progress.done();
   if (!d.prints()) return;
   s = Scaling();
   const Prepared first = prepare_nodes(a, counts.front());

@@ -27,6 +27,7 @@
 #include "cli/row_stream.hpp"
 #include "cli/sweep_args.hpp"
 #include "cli/sweep_output.hpp"
+#include "predict/parallel.hpp"
 
 namespace collsim {
 
@@ -115,26 +116,18 @@ class SweepOutput {
   std::optional<NcclTestsTableWriter> table_;
 };
 
-// Under `mpirun -np K`: this process's share of the sizes, gathered on process 0, which prints
-// what one process would (cli/distribute.hpp).
+// Under `mpirun -np K`: the sizes, handed out to the processes' workers as they free up and
+// gathered on process 0, which prints what one process would (cli/distribute.hpp).
 void sweep_across_processes(const SweepCommandArgs& a, const Prepared& p, const Predictor& ev,
                             const std::vector<SweepPoint>& points, const Distribution& d) {
   std::vector<double> weights;
   for (const SweepPoint& pt : points) weights.push_back(size_weight(pt.bytes));
-  const std::vector<std::size_t> mine = d.share(weights);
-  std::vector<std::uint64_t> counts;
-  for (const std::size_t u : mine) counts.push_back(points[u].count);
-  Gathered done;
-  std::string error;
-  try {
-    Progress progress("sweep", counts.size(), "sizes of process 0's share", d.prints());
-    const std::vector<Choice> choices =
-        ev.choose_all(counts, [&](const std::string& s) { progress.step(s); });
-    for (std::size_t k = 0; k < mine.size(); ++k) done[mine[k]] = encode(choices[k]);
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
-  const Gathered all = d.gather(done, error);
+  Progress progress("sweep", points.size(), "sizes handed out", d.prints());
+  const Gathered all = d.run(
+      weights, parallel_threads(),
+      [&](std::size_t u) { return encode(ev.choose(points[u].count)); },
+      [&](std::size_t u) { progress.step(human_bytes(points[u].bytes)); });
+  progress.done();
   if (!d.prints()) return;
   SweepOutput output(a, p, ev, points);
   for (const auto& [i, choice] : all) output.row(i, decode_choice(choice));

@@ -28,9 +28,14 @@ inline std::size_t parallel_threads() {
   return std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
 }
 
+// Whether this thread is a worker of a pool that already has the threads (parallel_for's own, or
+// cli/distribute.hpp's): a parallel_for called on it runs its jobs on it, one after another,
+// instead of starting threads of its own beside every other worker's.
+inline thread_local bool t_pool_worker = false;
+
 template <typename F>
 void parallel_for(std::size_t n, F&& f) {
-  const std::size_t threads = std::min<std::size_t>(n, parallel_threads());
+  const std::size_t threads = t_pool_worker ? 1 : std::min<std::size_t>(n, parallel_threads());
   if (threads <= 1) {
     for (std::size_t i = 0; i < n; ++i) f(i);
     return;
@@ -39,6 +44,8 @@ void parallel_for(std::size_t n, F&& f) {
   std::exception_ptr error;
   std::mutex error_mutex;
   auto work = [&] {
+    const bool was_worker = t_pool_worker;
+    t_pool_worker = true;
     for (std::size_t i = next++; i < n; i = next++) {
       try {
         f(i);
@@ -48,6 +55,7 @@ void parallel_for(std::size_t n, F&& f) {
         next = n;
       }
     }
+    t_pool_worker = was_worker;
   };
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 
 #include "topology/error.hpp"
@@ -127,6 +130,40 @@ std::vector<OpTiming> MpiWorld::gather(std::vector<OpTiming> mine) {
     if (k > 0) std::memcpy(out.data() + at, part.data(), k * sizeof(OpTiming));
   }
   return out;
+}
+
+namespace {
+// The tags of a request for a unit of work (empty, to process 0) and of its answer (the unit, or
+// -1 when none is left): point-to-point messages on collsim's own communicator, so that any MPI
+// carries them with MPI_THREAD_FUNNELED and needs no one-sided progress on process 0.
+constexpr int kUnitRequestTag = 7101;
+constexpr int kUnitAnswerTag = 7102;
+}  // namespace
+
+int MpiWorld::answer_unit_requests(const std::function<std::optional<std::size_t>()>& take) {
+  int stopped = 0;
+  for (;;) {
+    int waiting = 0;
+    MPI_Status status;
+    mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, kUnitRequestTag, comm_, &waiting, &status), "MPI_Iprobe");
+    if (!waiting) return stopped;
+    const int from = status.MPI_SOURCE;
+    mpi_check(MPI_Recv(nullptr, 0, MPI_BYTE, from, kUnitRequestTag, comm_, MPI_STATUS_IGNORE),
+              "MPI_Recv");
+    const std::optional<std::size_t> unit = take();
+    const std::int64_t answer = unit ? static_cast<std::int64_t>(*unit) : -1;
+    mpi_check(MPI_Send(&answer, 1, MPI_INT64_T, from, kUnitAnswerTag, comm_), "MPI_Send");
+    if (!unit) ++stopped;
+  }
+}
+
+std::optional<std::size_t> MpiWorld::request_unit() {
+  mpi_check(MPI_Send(nullptr, 0, MPI_BYTE, 0, kUnitRequestTag, comm_), "MPI_Send");
+  std::int64_t answer = -1;
+  mpi_check(MPI_Recv(&answer, 1, MPI_INT64_T, 0, kUnitAnswerTag, comm_, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+  if (answer < 0) return std::nullopt;
+  return static_cast<std::size_t>(answer);
 }
 
 void MpiWorld::abort_all(int code) {

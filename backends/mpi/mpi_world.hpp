@@ -15,7 +15,10 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,8 @@ class MpiWorld final : public ProcessGroup {
   std::vector<OpTiming> gather(std::vector<OpTiming> mine) override;
   std::vector<std::string> describe_processes() override;
   std::vector<std::string> gather_text(std::string mine) override;
+  int answer_unit_requests(const std::function<std::optional<std::size_t>()>& take) override;
+  std::optional<std::size_t> request_unit() override;
   void abort_all(int code) override;
 
   // A communicator private to collsim (a duplicate of MPI_COMM_WORLD), errors returned.
