@@ -98,6 +98,6 @@ gpu=$(sed -n 's/^  gpu: //p' "$out/imported-nccl-xml.yaml" 2>/dev/null)
   ${gpu:+--gpu "$gpu"} -o "$out/imported-nvidia-smi.yaml" 2>&1 | tee -a "$out/summary.txt"
 
 log "every other test (ctest -LE 'gpu|docs')"
-ctest --test-dir "$build" -LE 'gpu|docs' -j "$jobs" >"$out/ctest-rest.log" 2>&1 || rc=1
+ctest --test-dir "$build" -LE 'gpu|docs' -j "$jobs" --output-on-failure >"$out/ctest-rest.log" 2>&1 || rc=1
 grep -E "tests passed|\*\*\*Failed" "$out/ctest-rest.log" | tee -a "$out/summary.txt"
 exit $rc
