@@ -57,8 +57,8 @@ class Distribution {
 
 // The weight of a size in run(): its bytes, plus what every size costs whatever its bytes (its
 // steps and their latencies, about as much work as 4 MiB of pieces). It only orders the units:
-// the shortcuts make a simulation's cost far from proportional to its bytes (on h100-16node-ib
-// 4 GiB costs 15x what 16 GiB does), which is why units are handed out as workers free up.
+// the shortcuts make a simulation's cost far from its bytes (on h100-16node-ib 4 GiB costs over
+// ten times what 16 GiB does), which is why units are handed out as workers free up.
 double size_weight(std::uint64_t bytes);
 
 // What crosses between processes, exactly: times in picoseconds, doubles as JSON writes them
