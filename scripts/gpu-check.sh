@@ -89,6 +89,10 @@ NCCL_TOPO_DUMP_FILE=$out/nccl-topo.xml "$collsim" bench --backend nccl-native --
   -b 8 -e 1G -f 2 -w 5 -n 20 -o "$out/bench-nccl-native-allreduce.txt" 2>&1 | tail -2
 "$collsim" bench --backend nccl --op allreduce -b 8 -e 256M -f 8 -w 3 -n 10 \
   -o "$out/bench-nccl-allreduce.txt" 2>&1 | tail -2
+# With one rank NCCL's collectives are copies; a send and receive to itself runs NCCL's own
+# point-to-point kernel, its floor and its copy rate (docs/gpu.md, 2026-11-28).
+"$collsim" bench --backend nccl-native --op sendrecv --algo direct -b 8 -e 1G -f 2 -w 5 -n 20 \
+  -o "$out/bench-nccl-native-sendrecv.txt" 2>&1 | tail -2
 log "collsim import on this machine's topology"
 nvidia-smi topo -m >"$out/nvidia-smi-topo.txt" 2>&1
 "$collsim" import "$out/nccl-topo.xml" -o "$out/imported-nccl-xml.yaml" 2>&1 | tee -a "$out/summary.txt"
