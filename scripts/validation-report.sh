@@ -106,6 +106,7 @@ run_class h100-nvswitch dgx-h100 "" \
    --measurements $D/h100x4_1node_allreduce_algosweep-Ring-Tree-NVLS_waynehacking8.txt
    --measurements $D/h100x4_1node_allreduce_protosweep-Simple-LL-LL128_waynehacking8.txt
    --measurements $D/h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt
+   --measurements $D/h100x4_1node_allreduce_small-msg_reg0_graph1_waynehacking8.txt
    --measurements $D/h100x2-4-6_1node_allreduce_gpu-scaling_waynehacking8.txt
    --measurements $D/h100x8_1node_allreduce_NVLS_together.txt
    --measurements $D/h100x8_1node_allreduce_xxrjun-cluster01.txt
