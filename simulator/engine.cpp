@@ -325,17 +325,24 @@ void Engine<Net>::finish_forward(std::uint32_t sid, Time sent) {
   ConnState& c = conns_[out_id];
   const std::uint64_t q = c.posted - 1;
   arrival(c, q) = sent + routes_[c.route].latency;
-  if (c.forward_waiting && c.consumed == q) {
-    // The next forward down the chain was waiting for this piece. It advances its stream, which
-    // may open connections: `c` is not used after it.
-    c.forward_waiting = false;
-    const std::uint32_t next = c.receiver;
-    finish_forward(next, sent_at_[next]);
-  } else if (c.receiver_waiting && c.consumed == q) {
-    c.receiver_waiting = false;
-    wake(c.receiver, arrival(c, q));
-  }
+  release_receiver(out_id, q);
   advance(sid);
+}
+
+template <class Net>
+inline void Engine<Net>::release_receiver(std::uint32_t cid, std::uint64_t q) {
+  ConnState& c = conns_[cid];
+  if (c.consumed != q) return;
+  const std::uint32_t receiver = c.receiver;
+  if (c.forward_waiting) {
+    // The receiver forwarded this piece cut-through and has sent its copy: that ends now. It
+    // advances the receiver's stream, which may open connections: `c` is not used after it.
+    c.forward_waiting = false;
+    finish_forward(receiver, sent_at_[receiver]);
+  } else if (c.receiver_waiting) {
+    c.receiver_waiting = false;
+    wake(receiver, arrival(c, q));
+  }
 }
 
 template <class Net>
@@ -367,16 +374,7 @@ void Engine<Net>::flow_done(std::uint32_t cid) {
   s.in_flight = false;
   s.busy = now_ + step_overhead(c.sender);  // the step's own overhead after the data
   const std::uint32_t sender = c.sender;
-  if (c.forward_waiting && c.consumed == q) {
-    // Its receiver forwarded this piece cut-through and has sent its copy: that ends now. It
-    // advances the receiver, which may open connections: `c` is not used after it.
-    c.forward_waiting = false;
-    const std::uint32_t receiver = c.receiver;
-    finish_forward(receiver, sent_at_[receiver]);
-  } else if (c.receiver_waiting && c.consumed == q) {
-    c.receiver_waiting = false;
-    wake(c.receiver, arrival(c, q));
-  }
+  release_receiver(cid, q);  // may move conns_: `c` is not used after it
   advance(sender);
 }
 

@@ -129,6 +129,11 @@ class Engine {
   // A cut-through forward's piece has left its sender at `sent` (its flow's end) and its input
   // piece has arrived: the piece's end is the later of the two, and the input is consumed.
   void finish_forward(std::uint32_t sid, Time sent);
+  // Piece `q` of `cid` has its arrival (max-min, or a cut-through forward's end): the receiver
+  // that waited for it goes on, a forward of it ending (finish_forward) or a receive waking.
+  // Inlined: flow_done runs it for every max-min piece (out of line it cost BM_FlatSwitchRingFull
+  // about 2 % of its event rate, 4.40 against 4.52 M events/s, medians of five runs each).
+  [[gnu::always_inline]] void release_receiver(std::uint32_t cid, std::uint64_t q);
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
   Result gave_up() const;
