@@ -56,6 +56,12 @@ class CsvRow {
 
 MeasurementFile parse_collsim_csv(const std::vector<std::string_view>& lines,
                                   const std::string& path, const ReadOptions& options) {
+  // Its columns say what ran (algorithm, protocol, channels), and it has no NCCL of its own.
+  if (options.nccl_version || !options.env.empty()) {
+    throw RequestError(fmt::format(
+        "{}: {} is for nccl-tests output; this is collsim's CSV, whose columns say what ran", path,
+        options.nccl_version ? "--nccl-version" : "--env"));
+  }
   MeasurementFile out;
   out.path = path;
   out.format = MeasurementFormat::kCollsimCsv;

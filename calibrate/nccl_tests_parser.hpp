@@ -79,6 +79,7 @@ class NcclTestsParser {
   void resolve_launch_ranks(Table& t);
   void resolve_overrides(Table& t);
   void summarize_file();
+  void take_stated_run();
   MeasurementFile make_part(Collective c);
   static void summarize_part(MeasurementFile& part, const std::optional<LaunchCommand>& launch);
   static constexpr int kMaxUnrecognisedWarnings = 5;

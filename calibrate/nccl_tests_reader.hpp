@@ -4,6 +4,8 @@
 //   MeasurementFile m = read_measurements("logs/all_reduce.txt");  // throws MeasurementError
 //   ReadOptions op{.collective = Collective::kAllGather};           // what --op says
 //   MeasurementFile n = read_measurements("logs/unnamed.txt", op);
+//   ReadOptions run{.nccl_version = "2.17.1", .env = {{"NCCL_ALGO", "Ring"}}};  // --nccl-version,
+//   MeasurementFile o = read_measurements("logs/bare.txt", run);                // --env
 //   std::vector<MeasurementFile> p = read_measurement_parts("logs/sweep.txt");  // per collective
 //
 // `collsim bench` writes the same table, opening with "# Collective test starting: <op>" as
@@ -73,6 +75,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "calibrate/measurement.hpp"
@@ -81,7 +84,14 @@ namespace collsim {
 
 struct ReadOptions {
   // The collective measured (what --op says); required when the file names no *_perf program.
-  std::optional<Collective> collective;
+  std::optional<Collective> collective = {};
+  // The NCCL release the run used (what --nccl-version says), for files that print none (no
+  // banner, library line or "# nccl:" version); one that prints another is a RequestError.
+  std::optional<std::string> nccl_version = {};
+  // The run's environment (what --env says: NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE,
+  // NCCL_MIN_NCHANNELS, ...), for files that do not show it ("# env:", launcher -x); a file that
+  // sets one of these keys to another value is a RequestError. Read as the file's own would be.
+  std::vector<std::pair<std::string, std::string>> env = {};
 };
 
 // The largest measurement file read (a MeasurementError beyond it): real logs are kilobytes.

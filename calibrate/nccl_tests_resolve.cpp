@@ -12,6 +12,7 @@
 #include <string>
 
 #include "algorithms/ir/nccl_tests_names.hpp"
+#include "algorithms/models/nccl_release.hpp"
 #include "calibrate/nccl_tests_parser.hpp"
 
 namespace collsim::detail {
@@ -209,9 +210,41 @@ void NcclTestsParser::summarize_file() {
   } else if (stated_version_) {
     out_.nccl_version = *stated_version_;
   }
+  take_stated_run();
   if (unrecognised_ > kMaxUnrecognisedWarnings) {
     out_.warnings.push_back(fmt::format("{}: {} more lines skipped as above", path_,
                                         unrecognised_ - kMaxUnrecognisedWarnings));
+  }
+}
+
+// What --nccl-version and --env say of the run, where the file does not say it; where it says
+// otherwise, the file is right and the option a mistake.
+void NcclTestsParser::take_stated_run() {
+  if (const std::optional<std::string>& v = options_.nccl_version) {
+    std::optional<NcclRelease> said;
+    try {
+      if (!out_.nccl_version.empty()) said = parse_nccl_release(out_.nccl_version);
+    } catch (const RequestError&) {
+      // a version collsim does not know: the file names none it could use
+    }
+    const NcclRelease given = parse_nccl_release(*v);
+    // "2.26" and "2.26.2" agree: one names no patch.
+    if (said && (said->minor != given.minor ||
+                 (said->patch >= 0 && given.patch >= 0 && said->patch != given.patch))) {
+      throw RequestError(
+          fmt::format("--nccl-version {}: {} says NCCL {}; give it only for files that do not say",
+                      *v, path_, out_.nccl_version));
+    }
+    if (!said) out_.nccl_version = *v;
+  }
+  for (const auto& [key, value] : options_.env) {
+    const auto it = out_.env.find(key);
+    if (it != out_.env.end() && it->second != value) {
+      throw RequestError(fmt::format(
+          "--env {}={}: {} sets {}={}; give it only for variables the file does not set", key,
+          value, path_, key, it->second));
+    }
+    out_.env.emplace(key, value);
   }
 }
 

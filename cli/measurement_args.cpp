@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <limits>
+#include <utility>
 
+#include "algorithms/models/nccl_release.hpp"
 #include "calibrate/calibration.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
 #include "topology/error.hpp"
@@ -22,6 +25,23 @@ std::uint64_t size_option(const std::string& text, const char* option, std::uint
   } catch (const UnitError& e) {
     throw RequestError(fmt::format("{}: {}", option, e.what()));
   }
+}
+
+// "NCCL_ALGO=Ring" as --env gives it: a variable's name (letters, digits, '_', not starting
+// with a digit), '=', and its value, which may be empty (NCCL_ALGO= leaves it unset in NCCL too,
+// but says the run's environment had it).
+std::pair<std::string, std::string> env_assignment(const std::string& item) {
+  const std::size_t eq = item.find('=');
+  const std::string key = item.substr(0, std::min(eq, item.size()));
+  const bool named = !key.empty() && !std::isdigit(static_cast<unsigned char>(key.front())) &&
+                     std::all_of(key.begin(), key.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                     });
+  if (eq == std::string::npos || !named) {
+    throw RequestError(fmt::format("--env {}: expected VARIABLE=VALUE, as NCCL_ALGO=Ring",
+                                   item.empty() ? "\"\"" : item));
+  }
+  return {key, item.substr(eq + 1)};
 }
 
 }  // namespace
@@ -43,6 +63,15 @@ void add_measurement_options(CLI::App* cmd, MeasurementArgs& m) {
                   "GPUs one thread drove (nccl-tests -g), for files whose header does not say "
                   "(no \"nGpus\"); files that do must agree")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--nccl-version", m.nccl_version,
+                  "the NCCL release the run used (2.x.y), for files that do not print it (no "
+                  "\"NCCL version\" banner, nccl-library= or \"# nccl:\" line); files that do "
+                  "must agree");
+  cmd->add_option("--env", m.env,
+                  "KEY=VALUE the run's environment had (NCCL_ALGO=Ring, NCCL_PROTO=Simple, "
+                  "NCCL_NVLS_ENABLE=0, NCCL_MIN_NCHANNELS=32, ...), for files that do not show "
+                  "it (\"# env:\", mpirun -x); repeat it for each variable; files that set the "
+                  "variable must agree");
   cmd->add_option("--min-bytes", m.min_bytes, "use only rows of at least this size");
   cmd->add_option("--max-bytes", m.max_bytes, "use only rows of at most this size");
 }
@@ -57,6 +86,15 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
   }
   ReadOptions options;
   if (!m.op.empty()) options.collective = parse_collective(m.op);
+  if (!m.nccl_version.empty()) {
+    try {
+      parse_nccl_release(m.nccl_version);
+    } catch (const RequestError& e) {
+      throw RequestError(fmt::format("--nccl-version: {}", e.what()));
+    }
+    options.nccl_version = m.nccl_version;
+  }
+  for (const std::string& item : m.env) options.env.push_back(env_assignment(item));
   std::vector<MeasurementFile> files;
   for (const std::string& f : m.files) {
     std::vector<MeasurementFile> parts = read_measurement_parts(f, options);

@@ -1,6 +1,6 @@
 // The options `calibrate` and `validate` share: the measurement files, the collective of files
-// that do not name it, the GPUs one thread drove where the header does not say, and the size range
-// of the rows to use (docs/cli.md), read and filtered.
+// that do not name it, the GPUs one thread drove, the NCCL release and the environment where the
+// file does not say, and the size range of the rows to use (docs/cli.md), read and filtered.
 //
 //   MeasurementArgs m;  add_measurement_options(cmd, m);
 //   std::vector<MeasurementFile> files = read_measurement_args(m);  // MeasurementError,
@@ -20,7 +20,9 @@ struct MeasurementArgs {
   std::string op;         // "": the files must name their collective
   std::string min_bytes;  // "": no bound
   std::string max_bytes;
-  int gpus_per_thread = 0;  // 0: as the header says ("nGpus"), else 1
+  int gpus_per_thread = 0;       // 0: as the header says ("nGpus"), else 1
+  std::string nccl_version;      // "": as the file says, else the newest collsim models
+  std::vector<std::string> env;  // "KEY=VALUE": the run's environment, where the file is silent
 };
 
 void add_measurement_options(CLI::App* cmd, MeasurementArgs& m);

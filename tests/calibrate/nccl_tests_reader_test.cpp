@@ -244,6 +244,57 @@ TEST(NcclTestsReader, CollectiveFromOption) {
                                             "left out of the file?)"});
 }
 
+// --nccl-version and --env say what a bare log would have printed: they fill in what the file
+// leaves out, act as the file's own would (NCCL_ALGO forces the rows, NCCL_NVLS_ENABLE=0 takes
+// NVLS out), and a file that says otherwise is right, the option wrong.
+TEST(NcclTestsReader, VersionAndEnvironmentFromOptions) {
+  const std::string table =
+      "# Collective test starting: all_reduce_perf\n"
+      "  1048576  262144  float  sum  -1  10.00  104.86  196.61  0  10.00  104.86  196.61  0\n";
+  const MeasurementFile bare = parse_measurements(
+      table, "bare.txt",
+      {.nccl_version = "2.17.1", .env = {{"NCCL_ALGO", "Ring"}, {"NCCL_NVLS_ENABLE", "0"}}});
+  EXPECT_EQ(bare.nccl_version, "2.17.1");
+  EXPECT_EQ(bare.env.at("NCCL_ALGO"), "Ring");
+  EXPECT_EQ(bare.rows.at(0).algo_override, "Ring");
+  const MeasurementFile proto =
+      parse_measurements(table, "bare.txt", {.env = {{"NCCL_PROTO", "Simple"}}});
+  EXPECT_EQ(proto.rows.at(0).proto_override, "Simple");
+  EXPECT_EQ(proto.rows.at(0).algo_override, std::nullopt);
+  EXPECT_EQ(proto.nccl_version, "");
+
+  // What the file says stands; agreeing with it is no error ("2.26" names no patch).
+  const std::string said = "NCCL version 2.26.2+cuda12.8\n# env: NCCL_ALGO=Tree\n" + table;
+  const MeasurementFile agree = parse_measurements(
+      said, "said.txt", {.nccl_version = "2.26", .env = {{"NCCL_ALGO", "Tree"}}});
+  EXPECT_EQ(agree.nccl_version, "2.26.2");
+  EXPECT_EQ(agree.rows.at(0).algo_override, "Tree");
+  const auto error = [&](const std::string& text, const std::string& path, const ReadOptions& o) {
+    try {
+      parse_measurements(text, path, o);
+    } catch (const RequestError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(said, "said.txt", {.nccl_version = "2.26.3"}),
+            "--nccl-version 2.26.3: said.txt says NCCL 2.26.2; give it only for files that "
+            "do not say");
+  EXPECT_EQ(error(said, "said.txt", {.env = {{"NCCL_ALGO", "Ring"}}}),
+            "--env NCCL_ALGO=Ring: said.txt sets NCCL_ALGO=Tree; give it only for variables the "
+            "file does not set");
+  // collsim's CSV says in its columns what ran.
+  const std::string csv =
+      "collective,algorithm,protocol,channels,ranks,bytes,count,dtype,time_us,algbw_GBps,"
+      "busbw_GBps\nallreduce,ring,simple,16,8,33554432,8388608,f32,182.87,183.49,321.10\n";
+  EXPECT_EQ(error(csv, "bench.csv", {.env = {{"NCCL_ALGO", "Ring"}}}),
+            "bench.csv: --env is for nccl-tests output; this is collsim's CSV, whose columns say "
+            "what ran");
+  EXPECT_EQ(error(csv, "bench.csv", {.nccl_version = "2.26"}),
+            "bench.csv: --nccl-version is for nccl-tests output; this is collsim's CSV, whose "
+            "columns say what ran");
+}
+
 TEST(NcclTestsReader, AllToAllNamesAndFactor) {
   const MeasurementFile m =
       read("a100pcie_x2_2node_alltoall_ib-hdr-1nic-ib-gdr-on_thomaslie210.txt");

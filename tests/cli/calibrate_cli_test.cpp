@@ -454,6 +454,63 @@ TEST(ValidateCli, GpusPerThreadStandsInForAHeaderThatDoesNotSay) {
                            ":7 says nGpus 2; give it only for files whose header does not say\n");
 }
 
+TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
+  // The forced-Ring table with its environment ("# env:", mpirun's -x) left out: NCCL's own
+  // choice and channels are simulated, unless --env says what the log would have.
+  const std::string table =
+      kData +
+      "h100x16_2node_allreduce_ib-400G_NCCL_ALGO-Ring_MIN_CTAS24-QPS2_nccl-tests-issue309-"
+      "gjaion.txt";
+  std::ifstream in(table);
+  const std::string path = ::testing::TempDir() + "no-env.txt";
+  std::ofstream out(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# env:", 0) == 0) continue;
+    const std::size_t x = line.find(" -x LD_LIBRARY_PATH");
+    if (line.rfind("# command:", 0) == 0) line = "# command: mpirun -np 16 -N 8" + line.substr(x);
+    const std::size_t program = line.find(" ./build/all_reduce_perf");
+    if (x != std::string::npos) line = line.substr(0, line.find(" -x")) + line.substr(program);
+    out << line << "\n";
+  }
+  out.close();
+  const std::string args = " --default-costs --format json";
+  const auto said = run_collsim("validate h100-2node-ib --measurements " + table + args);
+  const auto given = run_collsim("validate h100-2node-ib --measurements " + path + args +
+                                 " --env NCCL_ALGO=Ring --env NCCL_MIN_CTAS=24 "
+                                 "--env NCCL_IB_QPS_PER_CONNECTION=2");
+  const auto unsaid = run_collsim("validate h100-2node-ib --measurements " + path + args);
+  ASSERT_EQ(said.status, 0) << said.err;
+  ASSERT_EQ(given.status, 0) << given.err;
+  ASSERT_EQ(unsaid.status, 0) << unsaid.err;
+  EXPECT_EQ(predicted_us(given.out), predicted_us(said.out));
+  EXPECT_NE(predicted_us(unsaid.out), predicted_us(said.out));
+  EXPECT_NE(said.out.find("\"selection\": \"forced ALGO=Ring\""), std::string::npos);
+  EXPECT_EQ(unsaid.out.find("forced ALGO=Ring"), std::string::npos);
+  // The log prints no NCCL release ("# nccl: not printed"): collsim's newest is assumed, unless
+  // --nccl-version names the one that ran (2.26 divides the vector among channels otherwise).
+  const auto older =
+      run_collsim("validate h100-2node-ib --measurements " + table + args + " --nccl-version 2.26");
+  ASSERT_EQ(older.status, 0) << older.err;
+  EXPECT_NE(predicted_us(older.out), predicted_us(said.out));
+
+  const auto clash =
+      run_collsim("validate h100-2node-ib --measurements " + table + " --env NCCL_ALGO=Tree");
+  EXPECT_EQ(clash.status, 1);
+  EXPECT_EQ(clash.err, "collsim: --env NCCL_ALGO=Tree: " + table +
+                           " sets NCCL_ALGO=Ring; give it only for variables the file does not "
+                           "set\n");
+  const auto malformed =
+      run_collsim("validate h100-2node-ib --measurements " + path + " --env NCCL_ALGO");
+  EXPECT_EQ(malformed.status, 1);
+  EXPECT_EQ(malformed.err,
+            "collsim: --env NCCL_ALGO: expected VARIABLE=VALUE, as NCCL_ALGO=Ring\n");
+  const auto unknown =
+      run_collsim("validate h100-2node-ib --measurements " + path + " --nccl-version 2.99");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_EQ(unknown.err.rfind("collsim: --nccl-version: unknown NCCL version \"2.99\"", 0), 0u)
+      << unknown.err;
+}
+
 }  // namespace
 }  // namespace collsim
 
