@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <iostream>
 #include <limits>
 #include <utility>
 
+#include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_release.hpp"
 #include "calibrate/calibration.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
@@ -41,7 +43,28 @@ std::pair<std::string, std::string> env_assignment(const std::string& item) {
     throw RequestError(fmt::format("--env {}: expected VARIABLE=VALUE, as NCCL_ALGO=Ring",
                                    item.empty() ? "\"\"" : item));
   }
-  return {key, item.substr(eq + 1)};
+  const std::string value = item.substr(eq + 1);
+  // The variables collsim acts on must hold what NCCL would accept; others are kept unread.
+  const auto refuse = [&](const std::string& expected) {
+    throw RequestError(fmt::format("--env {}: expected {}", item, expected));
+  };
+  if (key == "NCCL_ALGO" || key == "NCCL_PROTO") {
+    try {
+      key == "NCCL_ALGO" ? parse_nccl_filter(value, "") : parse_nccl_filter("", value);
+    } catch (const RequestError& e) {
+      throw RequestError(fmt::format("--env {}: {}", item, e.what()));
+    }
+  } else if (key == "NCCL_NVLS_ENABLE") {
+    if (value != "0" && value != "1") refuse("0 or 1");
+  } else if (key == "NCCL_MIN_NCHANNELS" || key == "NCCL_MAX_NCHANNELS" || key == "NCCL_MIN_CTAS" ||
+             key == "NCCL_MAX_CTAS") {
+    int n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || end != value.data() + value.size() || n < 1) {
+      refuse("a positive channel count");
+    }
+  }
+  return {key, value};
 }
 
 }  // namespace
@@ -86,9 +109,9 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
   }
   ReadOptions options;
   if (!m.op.empty()) options.collective = parse_collective(m.op);
-  if (!m.nccl_version.empty()) {
+  if (m.nccl_version) {
     try {
-      parse_nccl_release(m.nccl_version);
+      parse_nccl_release(*m.nccl_version);
     } catch (const RequestError& e) {
       throw RequestError(fmt::format("--nccl-version: {}", e.what()));
     }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,8 @@ struct MeasurementArgs {
   std::string op;         // "": the files must name their collective
   std::string min_bytes;  // "": no bound
   std::string max_bytes;
-  int gpus_per_thread = 0;       // 0: as the header says ("nGpus"), else 1
-  std::string nccl_version;      // "": as the file says, else the newest collsim models
+  int gpus_per_thread = 0;                  // 0: as the header says ("nGpus"), else 1
+  std::optional<std::string> nccl_version;  // none: as the file says, else the newest modelled
   std::vector<std::string> env;  // "KEY=VALUE": the run's environment, where the file is silent
 };
 

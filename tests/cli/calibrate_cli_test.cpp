@@ -504,6 +504,17 @@ TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
   EXPECT_EQ(malformed.status, 1);
   EXPECT_EQ(malformed.err,
             "collsim: --env NCCL_ALGO: expected VARIABLE=VALUE, as NCCL_ALGO=Ring\n");
+  // The variables collsim acts on must hold what NCCL would take.
+  const std::vector<std::pair<std::string, std::string>> bad_values = {
+      {"NCCL_PROTO=bogus", "unknown protocol \"bogus\": expected one of ll, ll128, simple"},
+      {"NCCL_MIN_CTAS=0", "expected a positive channel count"},
+      {"NCCL_MAX_NCHANNELS=8x", "expected a positive channel count"},
+      {"NCCL_NVLS_ENABLE=yes", "expected 0 or 1"}};
+  for (const auto& [env, message] : bad_values) {
+    const auto bad = run_collsim("validate h100-2node-ib --measurements " + path + " --env " + env);
+    EXPECT_EQ(bad.status, 1) << env;
+    EXPECT_EQ(bad.err, "collsim: --env " + env + ": " + message + "\n");
+  }
   const auto unknown =
       run_collsim("validate h100-2node-ib --measurements " + path + " --nccl-version 2.99");
   EXPECT_EQ(unknown.status, 1);
