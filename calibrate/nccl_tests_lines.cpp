@@ -420,6 +420,27 @@ std::optional<std::string> find_nccl_version(std::string_view line) {
   return leading_nccl_version(line.substr(at + kBanner.size()));
 }
 
+std::optional<std::pair<std::string, std::string>> find_nccl_env(std::string_view line) {
+  constexpr std::string_view kInfo = "NCCL INFO ";
+  constexpr std::string_view kSet = " set by environment to ";
+  const auto info = line.find(kInfo);
+  if (info == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(info + kInfo.size());
+  const auto set = rest.find(kSet);
+  if (set == std::string_view::npos || set == 0) return std::nullopt;
+  const std::string_view key = rest.substr(0, set);
+  const bool variable = std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!variable) return std::nullopt;
+  std::string_view value = trim(rest.substr(set + kSet.size()));
+  const bool integer = value.size() > 1 && value.back() == '.' &&
+                       std::all_of(value.begin(), value.end() - 1,
+                                   [](char c) { return (c >= '0' && c <= '9') || c == '-'; });
+  if (integer) value.remove_suffix(1);
+  return std::make_pair(std::string(key), std::string(value));
+}
+
 std::optional<std::string> leading_nccl_version(std::string_view rest) {
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   std::size_t n = 0;

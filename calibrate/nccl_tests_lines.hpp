@@ -100,6 +100,10 @@ std::string nccl_version_from_code(std::int64_t code);
 // "2.29.2" from "NCCL version 2.29.2+cuda13.1" anywhere in a line (NCCL's own banner or INFO
 // line); nullopt when the line has none.
 std::optional<std::string> find_nccl_version(std::string_view line);
+// {"NCCL_ALGO", "Ring"} from NCCL's own echo of a variable it read, "... NCCL INFO NCCL_ALGO set
+// by environment to Ring" (src/graph/tuning.cc; integer parameters end in '.', "NCCL_MIN_NCHANNELS
+// set by environment to 32.", src/misc/param.cc, which is dropped); nullopt for any other line.
+std::optional<std::pair<std::string, std::string>> find_nccl_env(std::string_view line);
 // "2.22.3" from a value that opens with a release, such as a curated file's
 // "# nccl: 2.22.3+cuda12.6 (printed in log)"; nullopt for "not printed", "probably 2.29.2", ...
 std::optional<std::string> leading_nccl_version(std::string_view value);

@@ -263,6 +263,9 @@ void NcclTestsParser::on_foreign(std::string_view text, const std::vector<std::s
                                  int line) {
   ++out_.skipped_lines;
   if (auto v = find_nccl_version(text); v && !printed_version_) printed_version_ = std::move(v);
+  if (auto kv = find_nccl_env(text)) {
+    echoed_env_.emplace(std::move(kv->first), std::make_pair(std::move(kv->second), line));
+  }
   if (text.starts_with('>') || text.starts_with('$')) return on_command(text.substr(1), line);
   if (is_launcher(words[0]) || !perf_program_stem(words[0]).empty()) return on_command(text, line);
   if (is_log_output(text)) return;

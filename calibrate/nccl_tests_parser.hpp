@@ -79,6 +79,7 @@ class NcclTestsParser {
   void resolve_launch_ranks(Table& t);
   void resolve_overrides(Table& t);
   void summarize_file();
+  void take_echoed_env();
   void take_stated_run();
   MeasurementFile make_part(Collective c);
   static void summarize_part(MeasurementFile& part, const std::optional<LaunchCommand>& launch);
@@ -103,6 +104,8 @@ class NcclTestsParser {
   std::optional<std::string> headers_version_;  // "nccl-headers=22902": what it was built with
   std::optional<std::string> stated_version_;   // "# nccl: 2.22.3+cuda12.6 (...)": what a
                                                 // curated file's header says ran
+  // NCCL's own "NCCL_ALGO set by environment to Ring" INFO lines: variable -> (value, line).
+  std::map<std::string, std::pair<std::string, int>> echoed_env_;
   std::size_t average_from_ = 0;  // first row of the table's current "# Avg bus bandwidth" section
   int unrecognised_ = 0;
   std::string first_unrecognised_;

@@ -28,9 +28,11 @@
 //   "cputime" header (-C 1) is refused: it times the host's loop. A row that runs into log output
 //   ("... -1gcn151:...NCCL INFO ...") is an error: its numbers cannot be trusted.
 // - Every other line not starting with '#' is foreign output (other ranks' NCCL INFO lines,
-//   launcher chatter) and is skipped; it is only read for "NCCL version x.y.z", for echoed
-//   commands ("> mpirun ...", "$ ./all_reduce_perf ...") and, when not recognisable as NCCL or
-//   launcher output, reported in `warnings`.
+//   launcher chatter) and is skipped; it is only read for "NCCL version x.y.z", for NCCL's echo
+//   of a variable it read ("NCCL INFO NCCL_ALGO set by environment to Ring", which joins the
+//   environment and, where "# env:" or -x says otherwise, overrides it with a warning), for
+//   echoed commands ("> mpirun ...", "$ ./all_reduce_perf ...") and, when not recognisable as
+//   NCCL or launcher output, reported in `warnings`.
 // - '#' lines carry nccl-tests' header (nThread line, rank lines, "nccl-tests version", column
 //   header, "# Avg bus bandwidth", "# Out of bounds values", "# Reducing maxBytes ..."), and a
 //   curator's "# key: text" lines: "# env:" is read as KEY=VALUE assignments (up to the first

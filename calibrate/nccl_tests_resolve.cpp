@@ -210,10 +210,26 @@ void NcclTestsParser::summarize_file() {
   } else if (stated_version_) {
     out_.nccl_version = *stated_version_;
   }
+  take_echoed_env();
   take_stated_run();
   if (unrecognised_ > kMaxUnrecognisedWarnings) {
     out_.warnings.push_back(fmt::format("{}: {} more lines skipped as above", path_,
                                         unrecognised_ - kMaxUnrecognisedWarnings));
+  }
+}
+
+// NCCL's own word on a variable it read (an NCCL_DEBUG=INFO log's "NCCL_ALGO set by environment
+// to Ring") is what the run had: it fills in what "# env:" and the launcher's -x leave out, and
+// where they say otherwise it stands, with a warning.
+void NcclTestsParser::take_echoed_env() {
+  for (const auto& [key, echoed] : echoed_env_) {
+    const auto& [value, line] = echoed;
+    const auto [it, added] = out_.env.emplace(key, value);
+    if (added || it->second == value) continue;
+    out_.warnings.push_back(fmt::format(
+        "{}: NCCL says {} was set to {}, where the file's environment says {}; taking NCCL's word",
+        at(line), key, value, it->second));
+    it->second = value;
   }
 }
 

@@ -295,6 +295,30 @@ TEST(NcclTestsReader, VersionAndEnvironmentFromOptions) {
             "columns say what ran");
 }
 
+// An NCCL_DEBUG=INFO log echoes the variables NCCL read ("NCCL_ALGO set by environment to Ring";
+// integer parameters end in '.'): the environment the run had, even where the launch line does
+// not show it, and NCCL's word where a curator's "# env:" says otherwise.
+TEST(NcclTestsReader, EnvironmentEchoedByNccl) {
+  const std::string log =
+      "# env: NCCL_PROTO=LL128\n"
+      "[1,0]<stderr>:node-0:25:44 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+      "node-0:25:44 [0] NCCL INFO NCCL_MIN_NCHANNELS set by environment to 32.\n"
+      "node-0:25:44 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+      "node-1:26:45 [1] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+      "node-0:25:44 [0] NCCL INFO Channel 00/02 :    0   1\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "  1048576  262144  float  sum  -1  10.00  104.86  196.61  0  10.00  104.86  196.61  0\n";
+  const MeasurementFile m = parse_measurements(log, "info.txt");
+  EXPECT_EQ(m.env.at("NCCL_ALGO"), "Ring");
+  EXPECT_EQ(m.env.at("NCCL_MIN_NCHANNELS"), "32");
+  EXPECT_EQ(m.env.at("NCCL_PROTO"), "Simple");
+  EXPECT_EQ(m.rows.at(0).algo_override, "Ring");
+  EXPECT_EQ(m.rows.at(0).proto_override, "Simple");
+  EXPECT_EQ(m.warnings, std::vector<std::string>{"info.txt:4: NCCL says NCCL_PROTO was set to "
+                                                 "Simple, where the file's environment says "
+                                                 "LL128; taking NCCL's word"});
+}
+
 TEST(NcclTestsReader, AllToAllNamesAndFactor) {
   const MeasurementFile m =
       read("a100pcie_x2_2node_alltoall_ib-hdr-1nic-ib-gdr-on_thomaslie210.txt");
