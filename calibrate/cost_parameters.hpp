@@ -41,8 +41,8 @@ struct CostParameter {
   std::string path() const { return field.path(); }  // "protocols.simple.launch"
   // How reports name it: the path, and for one cluster's own "host_launch@dgx-a100".
   std::string label() const { return cluster.empty() ? path() : path() + "@" + cluster; }
-  bool log_scale() const;                            // rates and fractions
-  double value(const CostParams& c) const;           // fit scale: us, or log(fraction | bytes/s)
+  bool log_scale() const;                   // rates and fractions
+  double value(const CostParams& c) const;  // fit scale: us, or log(fraction | bytes/s)
   void set_value(CostParams& c, double v) const;
   double lower() const;  // fit-scale bounds: the schema's bounds on the fit's scale
   double upper() const;

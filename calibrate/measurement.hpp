@@ -134,6 +134,11 @@ struct MeasurementFile {
   std::string nccl_tests_version;  // "2.17.8"; ""
   RunParameters run;
   std::map<std::string, std::string> env;  // "# env:" assignments and launcher "-x K=V"
+  // An NCCL_DEBUG=INFO log's "N coll channels, ..., M nvls channels" line: the communicator's
+  // channels (comm->nChannels, after NCCL_MIN/MAX_NCHANNELS and the CTA bounds) and NVLS
+  // channels, where every such line of the file agrees; nullopt otherwise.
+  std::optional<int> coll_channels;
+  std::optional<int> nvls_channels;
   std::string command;  // the first command line naming the *_perf program, as written
 
   // Free-text lines a curator put above the output ("# source:", "# hardware:", "# nccl:",

@@ -441,6 +441,37 @@ std::optional<std::pair<std::string, std::string>> find_nccl_env(std::string_vie
   return std::make_pair(std::string(key), std::string(value));
 }
 
+std::optional<EchoedChannels> find_nccl_channels(std::string_view line) {
+  constexpr std::string_view kInfo = "NCCL INFO ";
+  const auto info = line.find(kInfo);
+  if (info == std::string_view::npos) return std::nullopt;
+  // "<n> <what> channels" items, comma-separated.
+  const auto count_of = [](std::string_view item, std::string_view what) -> std::optional<int> {
+    item = trim(item);
+    const std::string suffix = " " + std::string(what) + " channels";
+    if (!item.ends_with(suffix)) return std::nullopt;
+    const std::string_view digits = item.substr(0, item.size() - suffix.size());
+    int n = -1;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec != std::errc() || end != digits.data() + digits.size() || n < 0) return std::nullopt;
+    return n;
+  };
+  std::string_view rest = line.substr(info + kInfo.size());
+  std::vector<std::string_view> items;
+  for (std::size_t comma = rest.find(','); !rest.empty(); comma = rest.find(',')) {
+    items.push_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  if (items.empty()) return std::nullopt;
+  const std::optional<int> coll = count_of(items[0], "coll");
+  if (!coll) return std::nullopt;
+  EchoedChannels out{*coll, std::nullopt};
+  for (std::size_t i = 1; i < items.size(); ++i) {
+    if (const std::optional<int> n = count_of(items[i], "nvls")) out.nvls = n;
+  }
+  return out;
+}
+
 std::optional<std::string> leading_nccl_version(std::string_view rest) {
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   std::size_t n = 0;

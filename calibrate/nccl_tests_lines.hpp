@@ -104,6 +104,15 @@ std::optional<std::string> find_nccl_version(std::string_view line);
 // by environment to Ring" (src/graph/tuning.cc; integer parameters end in '.', "NCCL_MIN_NCHANNELS
 // set by environment to 32.", src/misc/param.cc, which is dropped); nullopt for any other line.
 std::optional<std::pair<std::string, std::string>> find_nccl_env(std::string_view line);
+// NCCL's summary of a communicator's channels at init, "... NCCL INFO 24 coll channels, 24
+// collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer" (src/init.cc;
+// without collnet before 2.2x, without nvls before 2.17): comm->nChannels and, where printed,
+// comm->nvlsChannels. nullopt for any other line.
+struct EchoedChannels {
+  int coll = 0;
+  std::optional<int> nvls;
+};
+std::optional<EchoedChannels> find_nccl_channels(std::string_view line);
 // "2.22.3" from a value that opens with a release, such as a curated file's
 // "# nccl: 2.22.3+cuda12.6 (printed in log)"; nullopt for "not printed", "probably 2.29.2", ...
 std::optional<std::string> leading_nccl_version(std::string_view value);

@@ -263,6 +263,7 @@ void NcclTestsParser::on_foreign(std::string_view text, const std::vector<std::s
                                  int line) {
   ++out_.skipped_lines;
   if (auto v = find_nccl_version(text); v && !printed_version_) printed_version_ = std::move(v);
+  if (auto ch = find_nccl_channels(text)) echoed_channels_.emplace_back(*ch, line);
   if (auto kv = find_nccl_env(text)) {
     echoed_env_.emplace(std::move(kv->first), std::make_pair(std::move(kv->second), line));
   }

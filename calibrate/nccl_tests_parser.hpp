@@ -80,6 +80,7 @@ class NcclTestsParser {
   void resolve_overrides(Table& t);
   void summarize_file();
   void take_echoed_env();
+  void take_echoed_channels();
   void take_stated_run();
   MeasurementFile make_part(Collective c);
   static void summarize_part(MeasurementFile& part, const std::optional<LaunchCommand>& launch);
@@ -106,6 +107,8 @@ class NcclTestsParser {
                                                 // curated file's header says ran
   // NCCL's own "NCCL_ALGO set by environment to Ring" INFO lines: variable -> (value, line).
   std::map<std::string, std::pair<std::string, int>> echoed_env_;
+  // NCCL's "N coll channels, ..." INFO lines, with their line numbers.
+  std::vector<std::pair<EchoedChannels, int>> echoed_channels_;
   std::size_t average_from_ = 0;  // first row of the table's current "# Avg bus bandwidth" section
   int unrecognised_ = 0;
   std::string first_unrecognised_;

@@ -31,6 +31,8 @@
 //   launcher chatter) and is skipped; it is only read for "NCCL version x.y.z", for NCCL's echo
 //   of a variable it read ("NCCL INFO NCCL_ALGO set by environment to Ring", which joins the
 //   environment and, where "# env:" or -x says otherwise, overrides it with a warning), for
+//   NCCL's init summary of the communicator's channels ("24 coll channels, ..., 16 nvls
+//   channels": MeasurementFile::coll_channels, nvls_channels), for
 //   echoed commands ("> mpirun ...", "$ ./all_reduce_perf ...") and, when not recognisable as
 //   NCCL or launcher output, reported in `warnings`.
 // - '#' lines carry nccl-tests' header (nThread line, rank lines, "nccl-tests version", column

@@ -193,7 +193,11 @@ void NcclTestsParser::resolve_overrides(Table& t) {
   for (MeasurementRow& row : t.rows) {
     row.algo_override = label_value(row.labels, "ALGO");
     if (!row.algo_override) row.algo_override = env("NCCL_ALGO");
-    if (nvls && *nvls == "0") row.algo_override = without_nvls(row.algo_override);
+    // "0 nvls channels" in NCCL's init summary: NVLS was not set up (no NVLS-capable switch, or
+    // it failed), so neither NVLS nor NVLSTree can run, as with NCCL_NVLS_ENABLE=0.
+    if ((nvls && *nvls == "0") || out_.nvls_channels == 0) {
+      row.algo_override = without_nvls(row.algo_override);
+    }
     row.proto_override = label_value(row.labels, "PROTO");
     if (!row.proto_override) row.proto_override = env("NCCL_PROTO");
   }
@@ -211,6 +215,7 @@ void NcclTestsParser::summarize_file() {
     out_.nccl_version = *stated_version_;
   }
   take_echoed_env();
+  take_echoed_channels();
   take_stated_run();
   if (unrecognised_ > kMaxUnrecognisedWarnings) {
     out_.warnings.push_back(fmt::format("{}: {} more lines skipped as above", path_,
@@ -231,6 +236,24 @@ void NcclTestsParser::take_echoed_env() {
         at(line), key, value, it->second));
     it->second = value;
   }
+}
+
+// Every rank prints its communicator's channel counts at init; one run's ranks agree. Lines that
+// do not (communicators of other sizes in one log) leave the counts to the model, with a warning.
+void NcclTestsParser::take_echoed_channels() {
+  if (echoed_channels_.empty()) return;
+  const auto& [first, first_line] = echoed_channels_.front();
+  for (const auto& [ch, line] : echoed_channels_) {
+    if (ch.coll != first.coll || ch.nvls != first.nvls) {
+      out_.warnings.push_back(fmt::format(
+          "{}: NCCL reports {} coll channels where line {} reports {}: several communicators; "
+          "the channel counts are NCCL's model's, as for a log that reports none",
+          at(line), ch.coll, first_line, first.coll));
+      return;
+    }
+  }
+  out_.coll_channels = first.coll;
+  out_.nvls_channels = first.nvls;
 }
 
 // What --nccl-version and --env say of the run, where the file does not say it; where it says

@@ -83,7 +83,9 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   const auto max_ch = std::min(env_int(f, "NCCL_MAX_NCHANNELS").value_or(64), max_ctas);
   // comm->nvlsChannels: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS's default))
   // (`src/transport/nvls.cc`); NCCL_MIN_NCHANNELS leaves it alone.
+  // An NCCL_DEBUG=INFO log's own counts, where it prints them, are what NCCL ran with.
   const auto nvls_channels = [&](const NcclModel& m) {
+    if (f.nvls_channels) return *f.nvls_channels;
     return std::max(min_ctas, std::min(max_ctas, m.input().nvls_channels));
   };
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
@@ -136,7 +138,9 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         channels = n;
       }
       const int nccl_channels = nccl_model_input(topo, r.comm, release).runtime_channels;
-      r.channels = channels.value_or(std::clamp(nccl_channels, min_ch, std::max(min_ch, max_ch)));
+      const int comm_channels =
+          f.coll_channels.value_or(std::clamp(nccl_channels, min_ch, std::max(min_ch, max_ch)));
+      r.channels = channels.value_or(comm_channels);
       const std::string algo = row.algo_override.value_or("auto");
       const std::string proto = row.proto_override.value_or("auto");
       if (collsim_run && row.algo_override && row.proto_override) {

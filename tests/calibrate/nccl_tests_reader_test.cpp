@@ -319,6 +319,46 @@ TEST(NcclTestsReader, EnvironmentEchoedByNccl) {
                                                  "LL128; taking NCCL's word"});
 }
 
+// NCCL's init summary ("24 coll channels, 24 collnet channels, 16 nvls channels, ...") is the
+// communicator's channel counts; every rank prints it, and counts that differ (communicators of
+// other sizes in one log) are not used.
+TEST(NcclTestsReader, ChannelCountsEchoedByNccl) {
+  const std::string table =
+      "# Collective test starting: all_reduce_perf\n"
+      "  1048576  262144  float  sum  -1  10.00  104.86  196.61  0  10.00  104.86  196.61  0\n";
+  const std::string v230 =
+      "n0:1:2 [0] NCCL INFO 24 coll channels, 24 collnet channels, 16 nvls channels, 32 p2p "
+      "channels, 32 p2p channels per peer\n";
+  const MeasurementFile m = parse_measurements(v230 + v230 + table, "init.txt");
+  EXPECT_EQ(m.coll_channels, 24);
+  EXPECT_EQ(m.nvls_channels, 16);
+  EXPECT_EQ(m.rows.at(0).algo_override, std::nullopt);
+  // 2.9's line has no NVLS; "0 nvls channels" takes NVLS out as NCCL_NVLS_ENABLE=0 does.
+  const MeasurementFile old = parse_measurements(
+      "n0:1:2 [0] NCCL INFO 8 coll channels, 16 p2p channels, 2 p2p channels per peer\n" + table,
+      "old.txt");
+  EXPECT_EQ(old.coll_channels, 8);
+  EXPECT_EQ(old.nvls_channels, std::nullopt);
+  const MeasurementFile none = parse_measurements(
+      "n0:1:2 [0] NCCL INFO 16 coll channels, 0 collnet channels, 0 nvls channels, 16 p2p "
+      "channels, 16 p2p channels per peer\n" +
+          table,
+      "none.txt");
+  EXPECT_EQ(none.nvls_channels, 0);
+  EXPECT_EQ(none.rows.at(0).algo_override, "^NVLS,NVLSTree");
+  const MeasurementFile two = parse_measurements(
+      v230 +
+          "n0:1:2 [0] NCCL INFO 12 coll channels, 12 collnet channels, 16 nvls channels, 32 "
+          "p2p channels, 32 p2p channels per peer\n" +
+          table,
+      "two.txt");
+  EXPECT_EQ(two.coll_channels, std::nullopt);
+  EXPECT_EQ(two.warnings, std::vector<std::string>{
+                              "two.txt:2: NCCL reports 12 coll channels where line 1 reports 24: "
+                              "several communicators; the channel counts are NCCL's model's, as "
+                              "for a log that reports none"});
+}
+
 TEST(NcclTestsReader, AllToAllNamesAndFactor) {
   const MeasurementFile m =
       read("a100pcie_x2_2node_alltoall_ib-hdr-1nic-ib-gdr-on_thomaslie210.txt");

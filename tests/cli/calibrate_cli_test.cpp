@@ -454,6 +454,35 @@ TEST(ValidateCli, GpusPerThreadStandsInForAHeaderThatDoesNotSay) {
                            ":7 says nGpus 2; give it only for files whose header does not say\n");
 }
 
+TEST(ValidateCli, AnInfoLogsChannelCountsAreWhatRan) {
+  // A 1 GiB AllReduce on 8 H100 whose NCCL_DEBUG=INFO output says the communicator had 8
+  // channels and no NVLS (NVLS not set up): a ring of 8 channels is simulated, where the same
+  // table without that line is NCCL's NVLS pick on its 16 channels.
+  const std::string table =
+      "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: "
+      "5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "  1073741824  268435456  float  sum  -1  5000.00  214.75  375.81  0  5000.00  214.75  "
+      "375.81  0\n";
+  const std::string with_init = ::testing::TempDir() + "init-8-channels.txt";
+  const std::string without = ::testing::TempDir() + "no-init-line.txt";
+  std::ofstream(with_init) << "n0:1:2 [0] NCCL INFO 8 coll channels, 0 collnet channels, 0 nvls "
+                              "channels, 16 p2p channels, 16 p2p channels per peer\n"
+                           << table;
+  std::ofstream(without) << table;
+  const auto logged = run_collsim("validate dgx-h100 --format json --measurements " + with_init);
+  const auto modelled = run_collsim("validate dgx-h100 --format json --measurements " + without);
+  ASSERT_EQ(logged.status, 0) << logged.err;
+  ASSERT_EQ(modelled.status, 0) << modelled.err;
+  const auto row = [](const std::string& out) {
+    return nlohmann::json::parse(out).at("rows").at(0);
+  };
+  EXPECT_EQ(row(logged.out).at("algorithm"), "ring");
+  EXPECT_EQ(row(logged.out).at("channels"), 8);
+  EXPECT_EQ(row(modelled.out).at("algorithm"), "nvls");
+  EXPECT_EQ(row(modelled.out).at("channels"), 16);
+}
+
 TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
   // The forced-Ring table with its environment ("# env:", mpirun's -x) left out: NCCL's own
   // choice and channels are simulated, unless --env says what the log would have.
