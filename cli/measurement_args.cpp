@@ -30,8 +30,7 @@ std::uint64_t size_option(const std::string& text, const char* option, std::uint
 }
 
 // "NCCL_ALGO=Ring" as --env gives it: a variable's name (letters, digits, '_', not starting
-// with a digit), '=', and its value, which may be empty (NCCL_ALGO= leaves it unset in NCCL too,
-// but says the run's environment had it).
+// with a digit), '=', and its value, checked where collsim acts on the variable.
 std::pair<std::string, std::string> env_assignment(const std::string& item) {
   const std::size_t eq = item.find('=');
   const std::string key = item.substr(0, std::min(eq, item.size()));
@@ -49,6 +48,9 @@ std::pair<std::string, std::string> env_assignment(const std::string& item) {
     throw RequestError(fmt::format("--env {}: expected {}", item, expected));
   };
   if (key == "NCCL_ALGO" || key == "NCCL_PROTO") {
+    if (value.empty())
+      refuse(key == "NCCL_ALGO" ? "a list such as Ring or ^Tree"
+                                : "a list such as Simple or ^LL128");
     try {
       key == "NCCL_ALGO" ? parse_nccl_filter(value, "") : parse_nccl_filter("", value);
     } catch (const RequestError& e) {

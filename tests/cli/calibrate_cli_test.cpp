@@ -536,6 +536,7 @@ TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
   // The variables collsim acts on must hold what NCCL would take.
   const std::vector<std::pair<std::string, std::string>> bad_values = {
       {"NCCL_PROTO=bogus", "unknown protocol \"bogus\": expected one of ll, ll128, simple"},
+      {"NCCL_ALGO=", "expected a list such as Ring or ^Tree"},
       {"NCCL_MIN_CTAS=0", "expected a positive channel count"},
       {"NCCL_MAX_NCHANNELS=8x", "expected a positive channel count"},
       {"NCCL_NVLS_ENABLE=yes", "expected 0 or 1"}};
