@@ -54,6 +54,11 @@ enum class RanksSource {
 };
 std::string_view to_string(RanksSource s);
 
+// An NCCL_ALGO value (none: NCCL's own choice) with NVLS and NVLSTree taken out, as
+// NCCL_NVLS_ENABLE=0 or an NVLS setup that failed leaves it: "^NVLS,NVLSTree" for none,
+// "Ring,NVLS" -> "Ring", "^Tree" -> "^Tree,NVLS,NVLSTree".
+std::string nccl_algo_without_nvls(const std::optional<std::string>& algo);
+
 struct MeasurementRow {
   std::uint64_t bytes = 0;            // "size" column, algbw's numerator (docs/nccl-model.md §3)
   std::uint64_t count = 0;            // elements, per rank-block for AllGather-like collectives

@@ -158,31 +158,6 @@ void NcclTestsParser::resolve_launch_ranks(Table& t) {
   }
 }
 
-namespace {
-
-// NCCL_ALGO with NVLS and NVLSTree taken out, as NCCL_NVLS_ENABLE=0 does (nvlsSupport = 0 in
-// `src/transport/nvls.cc`: neither is run, whatever NCCL_ALGO allows). A list keeps its other
-// entries; a negated list or none at all negates them as well.
-std::string without_nvls(const std::optional<std::string>& algo) {
-  if (!algo || algo->empty()) return "^NVLS,NVLSTree";
-  if (algo->front() == '^') return *algo + ",NVLS,NVLSTree";
-  std::string kept;
-  std::size_t from = 0;
-  while (from <= algo->size()) {
-    const std::size_t comma = std::min(algo->find(',', from), algo->size());
-    const std::string name = algo->substr(from, comma - from);
-    std::string lower;
-    for (char ch : name) {
-      if (ch != '_') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    }
-    if (lower != "nvls" && lower != "nvlstree") kept += (kept.empty() ? "" : ",") + name;
-    from = comma + 1;
-  }
-  return kept.empty() ? *algo : kept;  // nothing else allowed: NCCL's own error, not ours
-}
-
-}  // namespace
-
 void NcclTestsParser::resolve_overrides(Table& t) {
   const auto env = [&](const char* key) -> std::optional<std::string> {
     const auto it = out_.env.find(key);
@@ -193,11 +168,7 @@ void NcclTestsParser::resolve_overrides(Table& t) {
   for (MeasurementRow& row : t.rows) {
     row.algo_override = label_value(row.labels, "ALGO");
     if (!row.algo_override) row.algo_override = env("NCCL_ALGO");
-    // "0 nvls channels" in NCCL's init summary: NVLS was not set up (no NVLS-capable switch, or
-    // it failed), so neither NVLS nor NVLSTree can run, as with NCCL_NVLS_ENABLE=0.
-    if ((nvls && *nvls == "0") || out_.nvls_channels == 0) {
-      row.algo_override = without_nvls(row.algo_override);
-    }
+    if (nvls && *nvls == "0") row.algo_override = nccl_algo_without_nvls(row.algo_override);
     row.proto_override = label_value(row.labels, "PROTO");
     if (!row.proto_override) row.proto_override = env("NCCL_PROTO");
   }

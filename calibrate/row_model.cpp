@@ -141,7 +141,13 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
       const int comm_channels =
           f.coll_channels.value_or(std::clamp(nccl_channels, min_ch, std::max(min_ch, max_ch)));
       r.channels = channels.value_or(comm_channels);
-      const std::string algo = row.algo_override.value_or("auto");
+      // "0 nvls channels" in an INFO log's init summary, on a cluster that has NVLS: it was not
+      // set up (a fabric manager or IMEX missing, NCCL_NVLS_ENABLE=0 not shown), so neither
+      // NVLS nor NVLSTree ran.
+      const bool nvls_not_set_up =
+          f.nvls_channels == 0 && model_for(r.comm).input().nvls.has_value();
+      const std::string algo = nvls_not_set_up ? nccl_algo_without_nvls(row.algo_override)
+                                               : row.algo_override.value_or("auto");
       const std::string proto = row.proto_override.value_or("auto");
       if (collsim_run && row.algo_override && row.proto_override) {
         r.algorithm = algo;
@@ -169,6 +175,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         c.selection = row.algo_override || row.proto_override
                           ? fmt::format("forced {}", fmt::join(forced(row), " "))
                           : std::string("NCCL's choice");
+        if (nvls_not_set_up) c.selection += " (0 nvls channels)";
       }
     } catch (const RequestError& e) {
       plan.skipped.push_back(fmt::format("{}: {}", where, e.what()));

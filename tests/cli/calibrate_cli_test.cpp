@@ -479,8 +479,15 @@ TEST(ValidateCli, AnInfoLogsChannelCountsAreWhatRan) {
   };
   EXPECT_EQ(row(logged.out).at("algorithm"), "ring");
   EXPECT_EQ(row(logged.out).at("channels"), 8);
+  EXPECT_EQ(row(logged.out).at("selection"), "NCCL's choice (0 nvls channels)");
   EXPECT_EQ(row(modelled.out).at("algorithm"), "nvls");
   EXPECT_EQ(row(modelled.out).at("channels"), 16);
+  EXPECT_EQ(row(modelled.out).at("selection"), "NCCL's choice");
+  // On A100, which has no NVLS, the same line changes nothing but the channels.
+  const auto a100 = run_collsim("validate dgx-a100 --format json --measurements " + with_init);
+  ASSERT_EQ(a100.status, 0) << a100.err;
+  EXPECT_EQ(row(a100.out).at("selection"), "NCCL's choice");
+  EXPECT_EQ(row(a100.out).at("channels"), 8);
 }
 
 TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
