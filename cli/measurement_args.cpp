@@ -48,9 +48,10 @@ std::pair<std::string, std::string> env_assignment(const std::string& item) {
     throw RequestError(fmt::format("--env {}: expected {}", item, expected));
   };
   if (key == "NCCL_ALGO" || key == "NCCL_PROTO") {
-    if (value.empty())
+    if (value.empty()) {
       refuse(key == "NCCL_ALGO" ? "a list such as Ring or ^Tree"
                                 : "a list such as Simple or ^LL128");
+    }
     try {
       key == "NCCL_ALGO" ? parse_nccl_filter(value, "") : parse_nccl_filter("", value);
     } catch (const RequestError& e) {
@@ -93,7 +94,7 @@ void add_measurement_options(CLI::App* cmd, MeasurementArgs& m) {
                   "\"NCCL version\" banner, nccl-library= or \"# nccl:\" line); files that do "
                   "must agree");
   cmd->add_option("--env", m.env,
-                  "KEY=VALUE the run's environment had (NCCL_ALGO=Ring, NCCL_PROTO=Simple, "
+                  "VAR=VALUE the run's environment had (NCCL_ALGO=Ring, NCCL_PROTO=Simple, "
                   "NCCL_NVLS_ENABLE=0, NCCL_MIN_NCHANNELS=32, ...), for files that do not show "
                   "it (\"# env:\", mpirun -x); repeat it for each variable; files that set the "
                   "variable must agree");
