@@ -367,6 +367,10 @@ std::optional<std::pair<std::string, std::string>> parse_assignment(std::string_
   return split_assignment(word, true);
 }
 
+std::optional<std::pair<std::string, std::string>> parse_any_assignment(std::string_view word) {
+  return split_assignment(word, false);
+}
+
 std::vector<std::pair<std::string, std::string>> parse_env_assignments(std::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;
   const std::vector<std::string_view> w = split_words(text);
@@ -393,7 +397,7 @@ std::vector<std::pair<std::string, std::string>> parse_env_assignments(std::stri
 std::map<std::string, std::string> parse_label(std::string_view text) {
   std::map<std::string, std::string> out;
   for (std::string_view word : split_words(text)) {
-    if (auto a = split_assignment(word, false)) out[a->first] = a->second;
+    if (auto a = parse_any_assignment(word)) out[a->first] = a->second;
   }
   return out;
 }
@@ -420,12 +424,24 @@ std::optional<std::string> find_nccl_version(std::string_view line) {
   return leading_nccl_version(line.substr(at + kBanner.size()));
 }
 
-std::optional<std::pair<std::string, std::string>> find_nccl_env(std::string_view line) {
+namespace {
+
+// What an NCCL INFO line says after "NCCL INFO " ("host:pid:tid [dev] NCCL INFO ..."); nullopt
+// for any other line.
+std::optional<std::string_view> nccl_info_text(std::string_view line) {
   constexpr std::string_view kInfo = "NCCL INFO ";
-  constexpr std::string_view kSet = " set by environment to ";
   const auto info = line.find(kInfo);
   if (info == std::string_view::npos) return std::nullopt;
-  std::string_view rest = line.substr(info + kInfo.size());
+  return line.substr(info + kInfo.size());
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> find_nccl_env(std::string_view line) {
+  constexpr std::string_view kSet = " set by environment to ";
+  const std::optional<std::string_view> info = nccl_info_text(line);
+  if (!info) return std::nullopt;
+  const std::string_view rest = *info;
   const auto set = rest.find(kSet);
   if (set == std::string_view::npos || set == 0) return std::nullopt;
   const std::string_view key = rest.substr(0, set);
@@ -442,9 +458,8 @@ std::optional<std::pair<std::string, std::string>> find_nccl_env(std::string_vie
 }
 
 std::optional<EchoedChannels> find_nccl_channels(std::string_view line) {
-  constexpr std::string_view kInfo = "NCCL INFO ";
-  const auto info = line.find(kInfo);
-  if (info == std::string_view::npos) return std::nullopt;
+  const std::optional<std::string_view> info = nccl_info_text(line);
+  if (!info) return std::nullopt;
   // "<n> <what> channels" items, comma-separated.
   const auto count_of = [](std::string_view item, std::string_view what) -> std::optional<int> {
     item = trim(item);
@@ -456,7 +471,7 @@ std::optional<EchoedChannels> find_nccl_channels(std::string_view line) {
     if (ec != std::errc() || end != digits.data() + digits.size() || n < 0) return std::nullopt;
     return n;
   };
-  std::string_view rest = line.substr(info + kInfo.size());
+  std::string_view rest = *info;
   std::vector<std::string_view> items;
   for (std::size_t comma = rest.find(','); !rest.empty(); comma = rest.find(',')) {
     items.push_back(rest.substr(0, comma));

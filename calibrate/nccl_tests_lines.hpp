@@ -86,6 +86,9 @@ std::optional<ColumnLayout> layout_for_row_fields(const std::vector<std::string_
 std::vector<std::pair<std::string, std::string>> parse_env_assignments(std::string_view text);
 // Whether `word` is KEY=VALUE with KEY made of upper-case letters, digits and '_'.
 std::optional<std::pair<std::string, std::string>> parse_assignment(std::string_view word);
+// The same with KEY in any case (a "###" label's words, --env's argument): letters, digits and
+// '_', not starting with a digit; the value loses one pair of enclosing quotes.
+std::optional<std::pair<std::string, std::string>> parse_any_assignment(std::string_view word);
 
 // "### ALGO=Ring size=268435456": the KEY=VALUE words of an annotation line (after "###").
 std::map<std::string, std::string> parse_label(std::string_view text);

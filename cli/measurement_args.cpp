@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <iostream>
 #include <limits>
@@ -12,6 +11,7 @@
 #include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_release.hpp"
 #include "calibrate/calibration.hpp"
+#include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
 #include "topology/error.hpp"
 #include "topology/units.hpp"
@@ -29,20 +29,17 @@ std::uint64_t size_option(const std::string& text, const char* option, std::uint
   }
 }
 
-// "NCCL_ALGO=Ring" as --env gives it: a variable's name (letters, digits, '_', not starting
-// with a digit), '=', and its value, checked where collsim acts on the variable.
+// "NCCL_ALGO=Ring" as --env gives it, read as a "###" label's words are (a variable's name of
+// letters, digits and '_', not starting with a digit, '=', its value), the value checked where
+// collsim acts on the variable.
 std::pair<std::string, std::string> env_assignment(const std::string& item) {
-  const std::size_t eq = item.find('=');
-  const std::string key = item.substr(0, std::min(eq, item.size()));
-  const bool named = !key.empty() && !std::isdigit(static_cast<unsigned char>(key.front())) &&
-                     std::all_of(key.begin(), key.end(), [](char c) {
-                       return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                     });
-  if (eq == std::string::npos || !named) {
+  std::optional<std::pair<std::string, std::string>> assignment =
+      detail::parse_any_assignment(item);
+  if (!assignment) {
     throw RequestError(fmt::format("--env {}: expected VARIABLE=VALUE, as NCCL_ALGO=Ring",
                                    item.empty() ? "\"\"" : item));
   }
-  const std::string value = item.substr(eq + 1);
+  const auto& [key, value] = *assignment;
   // The variables collsim acts on must hold what NCCL would accept; others are kept unread.
   const auto refuse = [&](const std::string& expected) {
     throw RequestError(fmt::format("--env {}: expected {}", item, expected));
@@ -67,7 +64,7 @@ std::pair<std::string, std::string> env_assignment(const std::string& item) {
       refuse("a positive channel count");
     }
   }
-  return {key, value};
+  return *std::move(assignment);
 }
 
 }  // namespace
