@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace collsim::test {
 
@@ -17,5 +18,8 @@ CommandResult run_collsim(const std::string& args);
 // The contents of a golden file under tests/data/golden; with COLLSIM_UPDATE_GOLDEN=1 in the
 // environment, writes `actual` there first (the explicit switch, never silent).
 std::string golden(const std::string& name, const std::string& actual);
+
+// The predicted times (the rows' "time_us") of `collsim validate --format json` output.
+std::vector<double> predicted_us(const std::string& validate_json);
 
 }  // namespace collsim::test

@@ -1,0 +1,127 @@
+// `collsim validate` given what a published log left out (--env, --nccl-version) and reading
+// what an NCCL_DEBUG=INFO log prints of its channels, end to end through the binary.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/cli/run_collsim.hpp"
+
+namespace collsim {
+namespace {
+
+using test::predicted_us;
+using test::run_collsim;
+
+const std::string kData = COLLSIM_SOURCE_DIR "/tests/data/nccl-tests/";
+
+TEST(ValidateCli, AnInfoLogsChannelCountsAreWhatRan) {
+  // A 1 GiB AllReduce on 8 H100 whose NCCL_DEBUG=INFO output says the communicator had 8
+  // channels and no NVLS (NVLS not set up): a ring of 8 channels is simulated, where the same
+  // table without that line is NCCL's NVLS pick on its 16 channels.
+  const std::string table =
+      "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: "
+      "5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "  1073741824  268435456  float  sum  -1  5000.00  214.75  375.81  0  5000.00  214.75  "
+      "375.81  0\n";
+  const std::string with_init = ::testing::TempDir() + "init-8-channels.txt";
+  const std::string without = ::testing::TempDir() + "no-init-line.txt";
+  std::ofstream(with_init) << "n0:1:2 [0] NCCL INFO 8 coll channels, 0 collnet channels, 0 nvls "
+                              "channels, 16 p2p channels, 16 p2p channels per peer\n"
+                           << table;
+  std::ofstream(without) << table;
+  const auto logged = run_collsim("validate dgx-h100 --format json --measurements " + with_init);
+  const auto modelled = run_collsim("validate dgx-h100 --format json --measurements " + without);
+  ASSERT_EQ(logged.status, 0) << logged.err;
+  ASSERT_EQ(modelled.status, 0) << modelled.err;
+  const auto row = [](const std::string& out) {
+    return nlohmann::json::parse(out).at("rows").at(0);
+  };
+  EXPECT_EQ(row(logged.out).at("algorithm"), "ring");
+  EXPECT_EQ(row(logged.out).at("channels"), 8);
+  EXPECT_EQ(row(logged.out).at("selection"), "NCCL's choice (0 nvls channels)");
+  EXPECT_EQ(row(modelled.out).at("algorithm"), "nvls");
+  EXPECT_EQ(row(modelled.out).at("channels"), 16);
+  EXPECT_EQ(row(modelled.out).at("selection"), "NCCL's choice");
+  // On A100, which has no NVLS, the same line changes nothing but the channels.
+  const auto a100 = run_collsim("validate dgx-a100 --format json --measurements " + with_init);
+  ASSERT_EQ(a100.status, 0) << a100.err;
+  EXPECT_EQ(row(a100.out).at("selection"), "NCCL's choice");
+  EXPECT_EQ(row(a100.out).at("channels"), 8);
+}
+
+TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
+  // The forced-Ring table with its environment ("# env:", mpirun's -x) left out: NCCL's own
+  // choice and channels are simulated, unless --env says what the log would have.
+  const std::string table =
+      kData +
+      "h100x16_2node_allreduce_ib-400G_NCCL_ALGO-Ring_MIN_CTAS24-QPS2_nccl-tests-issue309-"
+      "gjaion.txt";
+  std::ifstream in(table);
+  const std::string path = ::testing::TempDir() + "no-env.txt";
+  std::ofstream out(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# env:", 0) == 0) continue;
+    const std::size_t x = line.find(" -x LD_LIBRARY_PATH");
+    if (line.rfind("# command:", 0) == 0) line = "# command: mpirun -np 16 -N 8" + line.substr(x);
+    const std::size_t program = line.find(" ./build/all_reduce_perf");
+    if (x != std::string::npos) line = line.substr(0, line.find(" -x")) + line.substr(program);
+    out << line << "\n";
+  }
+  out.close();
+  const std::string args = " --default-costs --format json";
+  const auto said = run_collsim("validate h100-2node-ib --measurements " + table + args);
+  const auto given = run_collsim("validate h100-2node-ib --measurements " + path + args +
+                                 " --env NCCL_ALGO=Ring --env NCCL_MIN_CTAS=24 "
+                                 "--env NCCL_IB_QPS_PER_CONNECTION=2");
+  const auto unsaid = run_collsim("validate h100-2node-ib --measurements " + path + args);
+  ASSERT_EQ(said.status, 0) << said.err;
+  ASSERT_EQ(given.status, 0) << given.err;
+  ASSERT_EQ(unsaid.status, 0) << unsaid.err;
+  EXPECT_EQ(predicted_us(given.out), predicted_us(said.out));
+  EXPECT_NE(predicted_us(unsaid.out), predicted_us(said.out));
+  EXPECT_NE(said.out.find("\"selection\": \"forced ALGO=Ring\""), std::string::npos);
+  EXPECT_EQ(unsaid.out.find("forced ALGO=Ring"), std::string::npos);
+  // The log prints no NCCL release ("# nccl: not printed"): collsim's newest is assumed, unless
+  // --nccl-version names the one that ran (2.26 divides the vector among channels otherwise).
+  const auto older =
+      run_collsim("validate h100-2node-ib --measurements " + table + args + " --nccl-version 2.26");
+  ASSERT_EQ(older.status, 0) << older.err;
+  EXPECT_NE(predicted_us(older.out), predicted_us(said.out));
+
+  const auto clash =
+      run_collsim("validate h100-2node-ib --measurements " + table + " --env NCCL_ALGO=Tree");
+  EXPECT_EQ(clash.status, 1);
+  EXPECT_EQ(clash.err, "collsim: --env NCCL_ALGO=Tree: " + table +
+                           " sets NCCL_ALGO=Ring; give it only for variables the file does not "
+                           "set\n");
+  const auto malformed =
+      run_collsim("validate h100-2node-ib --measurements " + path + " --env NCCL_ALGO");
+  EXPECT_EQ(malformed.status, 1);
+  EXPECT_EQ(malformed.err,
+            "collsim: --env NCCL_ALGO: expected VARIABLE=VALUE, as NCCL_ALGO=Ring\n");
+  // The variables collsim acts on must hold what NCCL would take.
+  const std::vector<std::pair<std::string, std::string>> bad_values = {
+      {"NCCL_PROTO=bogus", "unknown protocol \"bogus\": expected one of ll, ll128, simple"},
+      {"NCCL_ALGO=", "expected a list such as Ring or ^Tree"},
+      {"NCCL_MIN_CTAS=0", "expected a positive channel count"},
+      {"NCCL_MAX_NCHANNELS=8x", "expected a positive channel count"},
+      {"NCCL_NVLS_ENABLE=yes", "expected 0 or 1"}};
+  for (const auto& [env, message] : bad_values) {
+    const auto bad = run_collsim("validate h100-2node-ib --measurements " + path + " --env " + env);
+    EXPECT_EQ(bad.status, 1) << env;
+    EXPECT_EQ(bad.err, "collsim: --env " + env + ": " + message + "\n");
+  }
+  const auto unknown =
+      run_collsim("validate h100-2node-ib --measurements " + path + " --nccl-version 2.99");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_EQ(unknown.err.rfind("collsim: --nccl-version: unknown NCCL version \"2.99\"", 0), 0u)
+      << unknown.err;
+}
+
+}  // namespace
+}  // namespace collsim
