@@ -282,6 +282,19 @@ CostParams default_cost_params(const Topology& topo) {
   if (topo.gpu_model().memory_bandwidth.bytes_per_second() > 0) {
     set_memory_rates(c, topo.gpu_model().memory_bandwidth);
   }
+  // An LL step inside an Ampere node of a multi-node communicator: the NCCL releases of the
+  // Ampere era (2.7 to 2.17, src/graph/tuning.cc: `if (nNodes > 1 && p == NCCL_PROTO_LL)
+  // intraLat *= 1.8`) count 1.8 x the single-node hwLat, 0.6 us, for every intra-node LL hop of
+  // a communicator that spans nodes; Hopper-era releases dropped the factor. 1.08 us in all: the
+  // links' 0.6 us and 0.48 us more. Measured, the two 2-node 8x A100 tables leave more than that
+  // unexplained (docs/calibration.md, Known limits): their 8 B to 4 KiB Tree/LL floors are 37 and
+  // 39 us against 24 us without the factor, 31 us with it. Not applied to Volta or to one node,
+  // where no table of the project's says it would be right.
+  if (arch_row(topo.gpu_model().sm) == kAmpere && topo.gpu_model().sm >= 80 &&
+      topo.node_count() > 1) {
+    Time& hop = c.protocol(Protocol::kLL).hop_latency[static_cast<int>(RouteClass::kNvLink)];
+    hop = hop + us(1.8 * 0.6 - 0.6);
+  }
   return c;
 }
 

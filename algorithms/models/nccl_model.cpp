@@ -278,7 +278,12 @@ double latency(const Setting& s, Collective coll, NcclAlgo a, Protocol p, const 
   const int nsteps = ar ? 2 * (s.ranks - 1) : is_ag_rs(coll) ? s.ranks - 1 : s.ranks;
   double lat = s.k.base_lat[ai][pi];
   const int intra_hw = g.nvlink ? kHwNvlink : kHwPci;
-  const double intra_lat = s.k.hw_lat[intra_hw][ai][pi];
+  double intra_lat = s.k.hw_lat[intra_hw][ai][pi];
+  // Before 2.18 an LL hop inside a node of a multi-node communicator counted 1.8 x its hwLat
+  // (src/graph/tuning.cc, 2.7 to 2.17: `if (nNodes > 1 && p == NCCL_PROTO_LL) intraLat *= 1.8`);
+  // 2.18 replaced it with the ring's netOverhead floor below.
+  const bool before_2_18 = !s.in.release.at_least(18);
+  if (before_2_18 && s.nodes > 1 && p == Protocol::kLL) intra_lat *= 1.8;
   double inter_lat = (s.head && s.ppn == 1)
                          ? s.k.hw_lat[kHwNet][static_cast<int>(NcclAlgo::kTree)][pi]
                          : s.k.hw_lat[kHwNet][ai][pi];
@@ -294,7 +299,8 @@ double latency(const Setting& s, Collective coll, NcclAlgo a, Protocol p, const 
         const int from = p == Protocol::kSimple ? static_cast<int>(NcclAlgo::kTree) : ai;
         return lat + nsteps * s.k.hw_lat[hw][from][pi];
       }
-      const double overhead = nodes > 1 ? s.net_overhead * (p == Protocol::kSimple ? 3 : 1) : 0.0;
+      const double overhead =
+          nodes > 1 && !before_2_18 ? s.net_overhead * (p == Protocol::kSimple ? 3 : 1) : 0.0;
       const double step_lat = std::max(intra_lat, overhead);
       int inter_steps = 0;
       if (nodes > 1) {

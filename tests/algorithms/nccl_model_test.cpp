@@ -50,6 +50,43 @@ TEST(NcclModel, ReproducesTheEstimatesNccl222Logged) {
   }
 }
 
+// Before 2.18 NCCL counted an LL hop inside a node of a multi-node communicator at 1.8 x its
+// hwLat (0.6 us), and had no netOverhead floor on the ring's steps (src/graph/tuning.cc,
+// 2.17.1 against 2.18.1). On nccl#1453's 3 x 8 H100: the tree's 2 x 7 intra-node LL hops cost
+// 0.48 us more each, the ring's LL steps 1.08 us instead of the Intel netOverhead's 1.0, and
+// LL128 and one node are untouched.
+TEST(NcclModel, ReleasesBefore218ChargeAMultiNodeLlHop18Times) {
+  const auto model = [](const char* release, int nodes) {
+    NcclModelInput in;
+    in.version = NcclVersion::k2_22;
+    in.release = parse_nccl_release(release);
+    in.sm = 90;
+    in.nodes = nodes;
+    in.ranks = 8 * nodes;
+    in.cpu = CpuVendor::kIntel;
+    in.ring = in.tree = NcclGraph{8, 24.0, 24.0};
+    in.tree_pattern_is_tree = true;
+    in.runtime_channels = 16;
+    return NcclModel(in);
+  };
+  const auto lat = [](const NcclModel& m, NcclAlgo a, Protocol p) {
+    return m.entry(Collective::kAllReduce, a, p).latency_us;
+  };
+  const NcclModel old3 = model("2.17.1", 3), new3 = model("2.18.1", 3);
+  EXPECT_NEAR(lat(old3, NcclAlgo::kTree, Protocol::kLL) - lat(new3, NcclAlgo::kTree, Protocol::kLL),
+              2 * 7 * 0.48, 1e-9);
+  EXPECT_DOUBLE_EQ(lat(old3, NcclAlgo::kTree, Protocol::kLL128),
+                   lat(new3, NcclAlgo::kTree, Protocol::kLL128));
+  // The 3-node ring AllReduce: 2 x 23 = 46 steps, of which 2 x 3 = 6 cross the network (2.17
+  // counts 2 x nNodes), the other 40 at 1.08 us (2.17) or max(0.6, 1.0) us (2.18).
+  const double ring_old = lat(old3, NcclAlgo::kRing, Protocol::kLL);
+  const double ring_new = lat(new3, NcclAlgo::kRing, Protocol::kLL);
+  EXPECT_NEAR(ring_old - ring_new, 40 * (1.08 - 1.0), 1e-9);
+  const NcclModel old1 = model("2.17.1", 1), new1 = model("2.18.1", 1);
+  EXPECT_DOUBLE_EQ(lat(old1, NcclAlgo::kTree, Protocol::kLL),
+                   lat(new1, NcclAlgo::kTree, Protocol::kLL));
+}
+
 NcclModel dgx_h100_head() {
   // DGX H100, 1 node x 8: ring/tree 12 channels x 30 GB/s, NVLS 8 x 40 (inter 60), as logged
   // by NCCL 2.19.4 (NVIDIA/nccl#1197), with the 2.30.7 constants.

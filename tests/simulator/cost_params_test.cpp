@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -23,12 +24,37 @@ TEST(CostParams, HopperDefaultsComeFromNccl) {
   EXPECT_DOUBLE_EQ(c.protocol(Protocol::kLL128).channel_bandwidth.gbyte_per_second(), 18.35);
 }
 
+// An Ampere node of a multi-node cluster charges an intra-node LL hop 1.8 x NCCL's 0.6 us, as
+// NCCL's Ampere-era releases did (src/graph/tuning.cc, 2.7 to 2.17): 0.48 us over the links'
+// 0.6 on NVLink, nothing on PCIe or the network, and nothing on one node, on Hopper or on Volta.
+TEST(CostParams, AmpereAcrossNodesChargesNcclsMultiNodeLlHop) {
+  const auto ll_hop = [](const char* preset, std::optional<int> nodes = std::nullopt) {
+    return default_cost_params(load_topology(preset, LoadOptions{nodes}))
+        .protocol(Protocol::kLL)
+        .hop_latency;
+  };
+  const auto nvlink = static_cast<std::size_t>(RouteClass::kNvLink);
+  const auto network = static_cast<std::size_t>(RouteClass::kNetwork);
+  EXPECT_EQ(ll_hop("a100-2node-roce")[nvlink], us(0.48));
+  EXPECT_EQ(ll_hop("a100-2node-roce")[network], ll_hop("dgx-a100")[network]);
+  EXPECT_EQ(ll_hop("a100-2node-roce")[static_cast<std::size_t>(RouteClass::kPcie)], us(0.0));
+  EXPECT_EQ(ll_hop("a100-2node-roce", 1)[nvlink], us(0.0));
+  EXPECT_EQ(ll_hop("dgx-a100")[nvlink], us(0.0));
+  EXPECT_EQ(ll_hop("h100-2node-ib")[nvlink], us(0.0));
+  EXPECT_EQ(ll_hop("summit")[nvlink], us(0.0));
+  EXPECT_EQ(default_cost_params(load_topology("a100-2node-roce"))
+                .protocol(Protocol::kLL128)
+                .hop_latency[nvlink],
+            default_cost_params(80).protocol(Protocol::kLL128).hop_latency[nvlink]);
+}
+
 // Copies and reductions stream at a fraction of the GPU model's own memory bandwidth, not the
 // architecture's: an H200 (4.8 TB/s) is not an H100 (3.35), nor an RTX 2080 Ti (616 GB/s) an A100.
 TEST(CostParams, MemoryRatesFollowTheGpuModel) {
   const auto rates = [](const std::string& gpu) {
     const CostParams c = default_cost_params(
-        parse_topology("name: t\nnodes: 1\nnode: {gpu: " + gpu + ", gpus: 2, pcie: {bandwidth: 16GB/s, latency: 1us, switches: 0}}\n",
+        parse_topology("name: t\nnodes: 1\nnode: {gpu: " + gpu +
+                           ", gpus: 2, pcie: {bandwidth: 16GB/s, latency: 1us, switches: 0}}\n",
                        "t.yaml"));
     return std::pair(c.copy_bandwidth.gbyte_per_second(), c.reduce_bandwidth.gbyte_per_second());
   };
