@@ -290,10 +290,12 @@ CostParams default_cost_params(const Topology& topo) {
   // unexplained (docs/calibration.md, Known limits): their 8 B to 4 KiB Tree/LL floors are 37 and
   // 39 us against 24 us without the factor, 31 us with it. Not applied to Volta or to one node,
   // where no table of the project's says it would be right.
+  constexpr double kNvlinkLlHwLatUs = 0.6;  // hwLat[NVLINK][*][LL], the links' share above
+  constexpr double kMultiNodeLlFactor = 1.8;
   if (arch_row(topo.gpu_model().sm) == kAmpere && topo.gpu_model().sm >= 80 &&
       topo.node_count() > 1) {
     Time& hop = c.protocol(Protocol::kLL).hop_latency[static_cast<int>(RouteClass::kNvLink)];
-    hop = hop + us(1.8 * 0.6 - 0.6);
+    hop = hop + us(kMultiNodeLlFactor * kNvlinkLlHwLatUs - kNvlinkLlHwLatUs);
   }
   return c;
 }
