@@ -12,8 +12,11 @@
 // channels and with 16: one rank stands for all, the GPU downlinks the two ring directions share
 // folded (simulated_ranks; simulator/symmetry.hpp). BM_FlatSwitchRingFull: the same at 1,024
 // GPUs with every rank simulated, for the engine's own event rate: a channel's flows between
-// two GPUs are one max-min class, so an event costs about the same at 16 channels as at 2
-// (compare events_per_s), and channels that are copies are simulated once (simulated_channels).
+// two GPUs are one max-min class and channels that are copies are simulated once
+// (simulated_channels), so 16 channels run the same events as 2. At 2 channels no link is full
+// (each flow runs at its channel's cap, which max-min then need not compute); at 16 the GPUs'
+// links are, and every piece that starts or ends re-rates its neighbours' classes, so an event
+// costs more there (compare events_per_s; docs/scale.md).
 // BM_SummitSmallRingMaxMin: 8 B ring AllReduce with LL on Summit under max-min (the default
 // model), with the rank-symmetry shortcut allowed (it does not apply to unequal segments, so
 // simulated_ranks shows whether it did).

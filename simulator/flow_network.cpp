@@ -1,6 +1,7 @@
 #include "simulator/flow_network.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace collsim::detail {
@@ -47,8 +48,27 @@ std::uint32_t FlowNetwork::class_of(const RouteInfo& route) {
     c.link_count = route.link_count;
     c.cap = route.cap;
     slot = id + 1;
+    if (!cap_known_) {
+      set_common_cap(route.cap);
+    } else if (!std::isnan(common_cap_) && route.cap != common_cap_) {
+      set_common_cap(std::numeric_limits<double>::quiet_NaN());  // for good
+    }
   }
   return slot - 1;
+}
+
+void FlowNetwork::set_common_cap(double cap) {
+  cap_known_ = true;
+  common_cap_ = cap;
+  // A link carries f flows at the cap while f x cap stays below its capacity by a margin far
+  // wider than the rounding of the residual that rerate() would compute for it (cap_feasible()).
+  // No finite common cap: never.
+  constexpr double kMargin = 1e-9;
+  const bool finite = std::isfinite(cap) && cap > 0;
+  for (LinkState& l : links_) {
+    l.flows_at_cap =
+        finite ? static_cast<std::uint64_t>(std::floor(l.capacity * (1 - kMargin) / cap)) : 0;
+  }
 }
 
 void FlowNetwork::advance(Class& c, Time now) const {
@@ -79,6 +99,7 @@ Time FlowNetwork::start(const RouteInfo& route, std::uint64_t wire_bytes, Time n
   } else {
     advance(c, now);
   }
+  for (std::uint32_t i = 0; i < c.link_count; ++i) links_[links_of(c)[i]].flows += weight;
   c.members.push_back(
       Member{c.served + static_cast<double>(wire_bytes), started_++, owner, weight});
   std::push_heap(c.members.begin(), c.members.end(), DueLater{});
@@ -94,6 +115,9 @@ bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::
   advance(c, now);
   std::pop_heap(c.members.begin(), c.members.end(), DueLater{});
   owner = c.members.back().owner;
+  for (std::uint32_t i = 0; i < c.link_count; ++i) {
+    links_[links_of(c)[i]].flows -= c.members.back().weight;
+  }
   c.count -= c.members.back().weight;
   active_ -= c.members.back().weight;
   c.members.pop_back();
@@ -142,6 +166,18 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
     advance(c, now);
     c.rate = level;
     retime(changed, now);
+    return;
+  }
+  if (cap_feasible()) {
+    // Every affected class runs at the common cap: what the filling below computes then (its
+    // first level is the cap, at which every class freezes), without computing it.
+    for (std::uint32_t g : affected_) {
+      Class& c = classes_[g];
+      if (g != changed && c.rate == common_cap_) continue;
+      advance(c, now);
+      c.rate = common_cap_;
+      retime(g, now);
+    }
     return;
   }
   for (std::uint32_t g : affected_) {
@@ -213,6 +249,23 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
     c.rate = c.pending;
     retime(g, now);
   }
+}
+
+// Whether every affected class (affected_) can run at the common cap: each link they cross
+// carries no more flows than fit at that cap. Then progressive filling ends in its first round
+// with every class at the cap: a link's share, its residual over its affected flows, is at least
+// (capacity - (flows - affected) x cap) / affected >= cap, because the classes that keep their
+// rates run at most at the cap, and the margin of flows_at_cap covers the residual's rounding.
+bool FlowNetwork::cap_feasible() const {
+  if (std::isnan(common_cap_)) return false;
+  for (std::uint32_t g : affected_) {
+    const Class& c = classes_[g];
+    for (std::uint32_t i = 0; i < c.link_count; ++i) {
+      const LinkState& l = links_[links_of(c)[i]];
+      if (l.flows > l.flows_at_cap) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace collsim::detail

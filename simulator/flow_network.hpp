@@ -85,6 +85,9 @@ class FlowNetwork {
   };
   struct LinkState {
     double capacity = 0;
+    std::uint64_t flows = 0;  // of every class on it, each counting its weight
+    // The most flows it carries with every one at the common cap (cap_feasible()).
+    std::uint64_t flows_at_cap = 0;
     double residual = 0;
     double unfrozen = 0;  // flows of the affected classes not yet frozen
     double share = 0;     // residual / unfrozen at the current filling round
@@ -97,6 +100,8 @@ class FlowNetwork {
   void advance(Class& c, Time now) const;
   void retime(std::uint32_t id, Time now);
   void rerate(std::uint32_t changed, Time now);
+  bool cap_feasible() const;
+  void set_common_cap(double cap);
 
   std::vector<LinkState> links_;
   std::vector<Class> classes_;
@@ -105,6 +110,10 @@ class FlowNetwork {
   const std::vector<std::uint32_t>& route_links_;
   EventQueue& queue_;
   std::uint32_t stamp_ = 0;
+  // The cap every class so far has had (the engine gives all its routes one), set with the
+  // first class (cap_known_); NaN for good once two classes have differed.
+  double common_cap_ = 0;
+  bool cap_known_ = false;
   std::uint64_t started_ = 0;
   std::size_t active_ = 0;
   // Scratch reused by rerate().

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <utility>
@@ -145,6 +146,72 @@ TEST(FlowNetwork, AnEmptiedClassGivesItsIdToTheNextRoute) {
     EXPECT_EQ(owner, r);
     EXPECT_TRUE(q.empty());
   }
+}
+
+// Classes of different routes whose flows all fit on their links at the common channel cap run
+// at the cap (re-rated without the filling, FlowNetwork::cap_feasible), and the moment one flow
+// more would not fit, they share by max-min again. Link 0 (1 GB/s) carries routes A [0], B [0,
+// 1] and C [0, 2], each flow capped at 0.4 GB/s: A and B alone fit (0.8 GB/s), both 800 B done
+// at 2 us. With C too, three flows ask 1.2 GB/s: each gets a third of link 0, and 800 B take
+// 2.4 us; once A (400 B) is done at 1.2 us, B and C are back at the cap, their last 400 B
+// taking 1 us (2.2 us in all).
+TEST(FlowNetwork, FlowsThatFitAtTheCapRunAtItAndShareOnceTheyDoNot) {
+  const double cap = 0.4 * kGBps;
+  const std::vector<std::uint32_t> links = {0, 0, 1, 0, 2};  // A: [0]; B: [0, 1]; C: [0, 2]
+  const std::vector<double> capacity = {kGBps, kGBps, kGBps};
+  const auto two =
+      run(capacity, links, {{0, route(0, 1, cap), 800, 1}, {0, route(1, 2, cap), 800, 2}});
+  EXPECT_NEAR(two.at(1), 2'000'000, 1);
+  EXPECT_NEAR(two.at(2), 2'000'000, 1);
+  const auto three = run(capacity, links,
+                         {{0, route(0, 1, cap), 400, 1},
+                          {0, route(1, 2, cap), 800, 2},
+                          {0, route(3, 2, cap), 800, 3}});
+  EXPECT_NEAR(three.at(1), 1'200'000, 1);
+  EXPECT_NEAR(three.at(2), 2'200'000, 1);
+  EXPECT_NEAR(three.at(3), 2'200'000, 1);
+  // A cap that differs between routes: the filling decides every time.
+  const auto mixed = run(capacity, links,
+                         {{0, route(0, 1, cap), 400, 1},
+                          {0, route(1, 2, cap), 800, 2},
+                          {0, route(3, 2, 0.9 * kGBps), 800, 3}});
+  EXPECT_NEAR(mixed.at(1), 1'200'000, 1);
+  // C keeps a third until A is done, then takes what B's cap leaves: 0.6 GB/s for its last
+  // 400 B, 0.667 us more.
+  EXPECT_NEAR(mixed.at(2), 2'200'000, 1);
+  EXPECT_NEAR(mixed.at(3), 1'866'667, 1);
+}
+
+// wire_time() takes the double quotient's ceiling where it provably equals the long double
+// one's, and the long double path elsewhere: on exact integers, a few ulps on either side of
+// them, the engine's rates (including ones not exact in binary), and times past 2^52 ps, every
+// result equals the long double reference picosecond for picosecond.
+TEST(FlowNetwork, WireTimeIsTheLongDoubleCeiling) {
+  const auto reference = [](double bytes, double rate) {
+    const long double ps = static_cast<long double>(bytes) * 1e12L / static_cast<long double>(rate);
+    if (ps >= static_cast<long double>(std::numeric_limits<std::int64_t>::max() / 2)) {
+      return std::numeric_limits<std::int64_t>::max() / 2;
+    }
+    return ceil_to_int64(ps);
+  };
+  int checked = 0;
+  for (double rate : {25e9, 20.6e9 * 8, 46.875e9, 1e9 / 3, 3.3e11, 1.0e6 / 3, 12.5e9 * 0.9685}) {
+    for (double bytes = 1; bytes < 0x1p62; bytes = std::floor(bytes * 1.7) + 1) {
+      for (double b : {bytes, std::nextafter(bytes, 0.0), std::nextafter(bytes, 1e300)}) {
+        EXPECT_EQ(wire_time(b, rate).ps(), reference(b, rate)) << b << " B at " << rate;
+        ++checked;
+      }
+      // Bytes whose quotient is an integer or within an ulp of one.
+      const double whole = std::floor(bytes * 1e12 / rate);
+      const double exact = whole * rate / 1e12;
+      for (double b : {exact, std::nextafter(exact, 0.0), std::nextafter(exact, 1e300)}) {
+        if (b <= 0) continue;
+        EXPECT_EQ(wire_time(b, rate).ps(), reference(b, rate)) << b << " B at " << rate;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 }  // namespace
