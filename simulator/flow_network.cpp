@@ -65,9 +65,11 @@ void FlowNetwork::set_common_cap(double cap) {
   // No finite common cap: never.
   constexpr double kMargin = 1e-9;
   const bool finite = std::isfinite(cap) && cap > 0;
+  constexpr double kMost = 0x1p63;  // beyond any flow count, and a safe conversion
   for (LinkState& l : links_) {
-    l.flows_at_cap =
-        finite ? static_cast<std::uint64_t>(std::floor(l.capacity * (1 - kMargin) / cap)) : 0;
+    const double fit = finite ? std::floor(l.capacity * (1 - kMargin) / cap) : 0.0;
+    l.flows_at_cap = fit >= kMost ? std::numeric_limits<std::uint64_t>::max()
+                                  : static_cast<std::uint64_t>(std::max(fit, 0.0));
   }
 }
 
