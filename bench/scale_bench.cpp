@@ -13,10 +13,10 @@
 // folded (simulated_ranks; simulator/symmetry.hpp). BM_FlatSwitchRingFull: the same at 1,024
 // GPUs with every rank simulated, for the engine's own event rate: a channel's flows between
 // two GPUs are one max-min class and channels that are copies are simulated once
-// (simulated_channels), so 16 channels run the same events as 2. At 2 channels no link is full
-// (each flow runs at its channel's cap, which max-min then need not compute); at 16 the GPUs'
-// links are, and every piece that starts or ends re-rates its neighbours' classes, so an event
-// costs more there (compare events_per_s; docs/scale.md).
+// (simulated_channels), so 8, 16 and 64 channels run the same events as 2. At 2 and 8 channels
+// no link is full (each flow runs at its channel's cap, which max-min then need not compute); at
+// 16 and 64 the GPUs' links are, and every piece that starts or ends re-rates its neighbours'
+// classes, so an event costs more there (compare events_per_s; docs/scale.md).
 // BM_SummitSmallRingMaxMin: 8 B ring AllReduce with LL on Summit under max-min (the default
 // model), with the rank-symmetry shortcut allowed (it does not apply to unequal segments, so
 // simulated_ranks shows whether it did).
@@ -93,7 +93,9 @@ BENCHMARK(BM_FlatSwitchRing)
 void BM_FlatSwitchRingFull(benchmark::State& state) { flat_switch_ring(state, false); }
 BENCHMARK(BM_FlatSwitchRingFull)
     ->Args({1024, 2})
+    ->Args({1024, 8})
     ->Args({1024, 16})
+    ->Args({1024, 64})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
