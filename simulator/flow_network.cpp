@@ -259,7 +259,7 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
 // (capacity - (flows - affected) x cap) / affected >= cap, because the classes that keep their
 // rates run at most at the cap, and the margin of flows_at_cap covers the residual's rounding.
 bool FlowNetwork::cap_feasible() const {
-  if (std::isnan(common_cap_)) return false;
+  if (!cap_shortcut_ || std::isnan(common_cap_)) return false;
   for (std::uint32_t g : affected_) {
     const Class& c = classes_[g];
     for (std::uint32_t i = 0; i < c.link_count; ++i) {

@@ -62,6 +62,10 @@ class FlowNetwork {
 
   std::size_t active_flows() const { return active_; }
 
+  // Whether a re-rating at the common cap may skip the filling (cap_feasible()); on by default.
+  // The tests turn it off to compare the two, which must agree to the picosecond.
+  void set_cap_shortcut(bool on) { cap_shortcut_ = on; }
+
  private:
   struct Member {
     double finish = 0;        // the class's clock when this flow is done
@@ -114,6 +118,7 @@ class FlowNetwork {
   // first class (cap_known_); NaN for good once two classes have differed.
   double common_cap_ = 0;
   bool cap_known_ = false;
+  bool cap_shortcut_ = true;
   std::uint64_t started_ = 0;
   std::size_t active_ = 0;
   // Scratch reused by rerate().
