@@ -188,16 +188,17 @@ TEST(FlowNetwork, FlowsThatFitAtTheCapRunAtItAndShareOnceTheyDoNot) {
 
 // The shortcut against the filling it stands for, on random networks: links of random
 // capacity, routes of one to three of them, one cap for every route (tight enough that some
-// links fit their flows at it and others do not), flows of random sizes and weights starting at
-// random times. Every flow ends at the same picosecond either way.
+// links fit their flows at it and others do not), flows of random sizes starting at random
+// times. Every flow ends at the same picosecond either way.
 TEST(FlowNetwork, TheCapShortcutAgreesWithTheFillingOnRandomNetworks) {
   std::mt19937_64 rng(20261129);
   int compared = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int nlinks = 1 + static_cast<int>(rng() % 6);
     std::vector<double> capacity;
-    for (int l = 0; l < nlinks; ++l)
+    for (int l = 0; l < nlinks; ++l) {
       capacity.push_back((1 + static_cast<double>(rng() % 40)) * 1e9);
+    }
     std::vector<std::uint32_t> links;
     std::vector<RouteInfo> routes;
     const double cap = (1 + static_cast<double>(rng() % 12)) * 1e9;
