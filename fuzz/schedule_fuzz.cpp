@@ -1,6 +1,7 @@
 // The schedule builder fed random requests: algorithm x collective x ranks x size x channels x
 // protocol x root x layout. plan() must give a valid schedule or a RequestError/ScheduleError;
-// a valid one must simulate (contention-free, small sizes) to a finite time.
+// a valid one must simulate (contention-free and max-min, small sizes) to a finite time, moving
+// the same pieces under both network models.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,6 +54,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (int k = 0; k < r.comm.size(); ++k) o.placement.push_back(r.comm.gpu(k));
     const collsim::Result res = collsim::simulate(s, topo, o);
     if (res.total.ps() < 0) __builtin_trap();
+    // The default model too: max-min sharing over the flow network, whose re-rating shortcuts
+    // (flow_network.cpp) must hold on every schedule shape. Where both runs simulated the same
+    // ranks and channels event by event, they sent the same pieces.
+    o.network = collsim::SimNetwork::kMaxMin;
+    const collsim::Result shared = collsim::simulate(s, topo, o);
+    if (shared.total.ps() < 0) __builtin_trap();
+    const bool same_work = res.lattice_cells == 0 && shared.lattice_cells == 0 &&
+                           res.simulated_ranks == shared.simulated_ranks &&
+                           res.simulated_channels == shared.simulated_channels;
+    if (same_work && shared.pieces != res.pieces) __builtin_trap();
   } catch (const collsim::Error&) {
   }
   return 0;
