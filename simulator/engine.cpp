@@ -261,7 +261,7 @@ template <class Net>
 void Engine<Net>::consume(ConnState& c, std::uint64_t j, Time done) {
   ++c.consumed;
   const RouteInfo& r = routes_[c.route];
-  const Time freed = done + r.latency;
+  const Time freed = done + r.credit_latency;
   credit(c, j) = freed;  // slot of piece j serves piece j + slots
   if (c.sender_waiting && c.posted == j + slots_) {
     c.sender_waiting = false;

@@ -255,6 +255,11 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
       cls = RouteClass::kPcie;
     }
   }
+  // A credit is one counter crossing back: what NCCL's LL hwLat charges a flag on this path
+  // (LL's excess over the links), not the data protocol's step latency, which also covers the
+  // fence, the flush and the proxy's post that only data pays (docs/theory.md §2.6).
+  info.credit_latency =
+      info.latency + costs_.protocol(Protocol::kLL).hop_latency[static_cast<int>(cls)];
   info.latency += proto_.hop_latency[static_cast<int>(cls)];
   info.cap = wire_cap_;
   info.staged_read = receiver_reads_host(topo_, found);

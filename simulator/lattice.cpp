@@ -13,12 +13,13 @@
 // slots a connection:
 //   t(p, i) = max( free(p)                         its own previous op (and that op's send)
 //                  A(p-1, i-S) [+ reduction]       the piece it receives, sent by p-1 at op i-S
-//                  t(p+1, i-slots+S) + lat(p) )    the slot it sends into, freed when p+1
+//                  t(p+1, i-slots+S) + clat(p) )   the slot it sends into, freed when p+1
 //                                                  consumed the piece `slots` before
 //   empty piece:  A(p, i) = t + lat(p),               free(p) = t
 //   data piece:   A(p, i) = t + tx + lat(p),          free(p) = t + tx + step overhead
-// with lat(p) the route p -> p+1's latency (links + the protocol's per-hop excess) and every
-// member starting at the launch. Contention-free, tx is what the engine charges (the route's
+// with lat(p) the route p -> p+1's latency (links + the protocol's per-hop excess), clat(p) its
+// credit's (links + LL's excess, network.hpp RouteInfo::credit_latency) and every member
+// starting at the launch. Contention-free, tx is what the engine charges (the route's
 // share of its bottleneck). Under max-min a data piece alone on its links moves at
 // min(link capacity / copies, channel cap), which is what the progressive filling of
 // flow_network.cpp gives a lone class, ending at t + wire_time(wire, rate); the lattice records
@@ -52,15 +53,16 @@ struct LinkSpan {
 };
 
 // One op index over every position, every piece taken as empty:
-//   t[p] = max(free[p], a_in[p-1], cr[p+1] + lat[p]);  free[p] = t[p];  a_out[p] = t[p] + lat[p]
+//   t[p] = max(free[p], a_in[p-1], cr[p+1] + clat[p]);  free[p] = t[p];  a_out[p] = t[p] + lat[p]
 // (the terms and the send only where the op has them; positions wrap around the ring).
 template <bool kRecv, bool kCredit, bool kSend>
 void sweep_as(int n, std::int64_t* free, const std::int64_t* a_in, const std::int64_t* cr,
-              const std::int64_t* lat, std::int64_t* t, std::int64_t* a_out) {
+              const std::int64_t* lat, const std::int64_t* clat, std::int64_t* t,
+              std::int64_t* a_out) {
   const auto cell = [&](int p, int prev, int next) {
     std::int64_t v = free[p];
     if constexpr (kRecv) v = std::max(v, a_in[prev]);
-    if constexpr (kCredit) v = std::max(v, cr[next] + lat[p]);
+    if constexpr (kCredit) v = std::max(v, cr[next] + clat[p]);
     t[p] = v;
     free[p] = v;
     if constexpr (kSend) a_out[p] = v + lat[p];
@@ -71,11 +73,12 @@ void sweep_as(int n, std::int64_t* free, const std::int64_t* a_in, const std::in
 }
 
 void sweep(int n, bool recv, bool credit, bool send, std::int64_t* free, const std::int64_t* a_in,
-           const std::int64_t* cr, const std::int64_t* lat, std::int64_t* t, std::int64_t* a_out) {
-  if (!recv) return sweep_as<false, false, true>(n, free, a_in, cr, lat, t, a_out);  // step 0
-  if (!send) return sweep_as<true, false, false>(n, free, a_in, cr, lat, t, a_out);  // the last
-  if (credit) return sweep_as<true, true, true>(n, free, a_in, cr, lat, t, a_out);
-  sweep_as<true, false, true>(n, free, a_in, cr, lat, t, a_out);
+           const std::int64_t* cr, const std::int64_t* lat, const std::int64_t* clat,
+           std::int64_t* t, std::int64_t* a_out) {
+  if (!recv) return sweep_as<false, false, true>(n, free, a_in, cr, lat, clat, t, a_out);
+  if (!send) return sweep_as<true, false, false>(n, free, a_in, cr, lat, clat, t, a_out);
+  if (credit) return sweep_as<true, true, true>(n, free, a_in, cr, lat, clat, t, a_out);
+  sweep_as<true, false, true>(n, free, a_in, cr, lat, clat, t, a_out);
 }
 
 // The most data pieces the lattice takes under max-min, where it keeps each piece's interval on
@@ -114,10 +117,11 @@ std::optional<Result> Engine<Net>::run_lattice() {
   std::vector<LinkSpan> spans;
   std::uint64_t cells = 0, sent = 0;
 
-  // Per position: route to the next, its latency; the times of the last `slots` ops (credits)
-  // and the arrivals of the last S (receives); the member's own free time.
+  // Per position: route to the next, its latency and its credit's; the times of the last `slots`
+  // ops (credits) and the arrivals of the last S (receives); the member's own free time.
   std::vector<std::uint32_t> route(static_cast<std::size_t>(n));
   std::vector<std::int64_t> lat_ps(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> clat_ps(static_cast<std::size_t>(n));
   std::vector<std::int64_t> t_rows(static_cast<std::size_t>(slots * n));
   std::vector<std::int64_t> a_rows(static_cast<std::size_t>(S + 1) * n);
   std::vector<std::int64_t> free_at(static_cast<std::size_t>(n));
@@ -135,6 +139,7 @@ std::optional<Result> Engine<Net>::run_lattice() {
       // A receive that reads out of host memory holds its channel (engine.cpp): not a lattice.
       if (routes_[route[p]].staged_read) return std::nullopt;
       lat_ps[p] = routes_[route[p]].latency.ps();
+      clat_ps[p] = routes_[route[p]].credit_latency.ps();
     }
     // A data piece's time on the wire, as transmit() / FlowNetwork time it.
     const auto tx_of = [&](std::uint32_t rt, std::uint64_t wire) {
@@ -168,7 +173,8 @@ std::optional<Result> Engine<Net>::run_lattice() {
       const std::int64_t* a_in = recv ? row(a_rows, i - S, a_count) : nullptr;  // A(., i - S)
       std::int64_t* a_out = row(a_rows, i, a_count);                              // A(., i)
       // Every cell as if its piece were empty (one fused, vectorisable pass).
-      sweep(n, recv, credit, send, free_at.data(), a_in, cr, lat_ps.data(), t, a_out);
+      sweep(n, recv, credit, send, free_at.data(), a_in, cr, lat_ps.data(), clat_ps.data(), t,
+            a_out);
       // The cells that hold data: the reduction of what they receive, and their piece's time
       // on the wire.
       for (int seg = 0; seg < nonempty; ++seg) {

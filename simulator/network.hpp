@@ -30,6 +30,10 @@ struct RouteInfo {
   std::uint32_t first_link = 0;  // into the engine's flat array of link indices
   std::uint32_t link_count = 0;
   Time latency;     // link latencies + the protocol's per-hop excess
+  // What a slot's credit takes to come back (the receiver's head counter, polled by the sender
+  // or, across the network, NCCL's clear-to-send): link latencies + LL's per-hop excess, one
+  // flag's crossing, whatever protocol the data used (engine_setup.cpp, route_between).
+  Time credit_latency;
   double rate = 0;  // contention-free wire rate, bytes/s: min(bottleneck / channels, cap)
   double cap = 0;   // the channel cap in wire bytes/s (infinity: none)
   // The receiver reads each piece out of host memory (NCCL's SHM buffer, or the proxy's bounce

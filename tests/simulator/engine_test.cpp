@@ -130,6 +130,34 @@ TEST(Engine, StepOverheadHoldsTheSenderNotThePiece) {
   }
 }
 
+// A slot's credit comes back at the links' latency plus LL's per-hop excess (one flag's
+// crossing), not at the data protocol's step latency: nine Simple pieces through the FIFO's eight
+// slots, the ninth waiting for the first one's credit. With Simple's excess at 10 us and LL's at
+// 1 us, the first piece arrives at τ + 0.6 + 10 us, its credit is back 0.6 + 1 us later, and the
+// ninth piece arrives 0.6 + 10 us after its τ: 2τ + 22.8 us (2τ + 31.8 were the credit charged
+// Simple's excess).
+TEST(Engine, ACreditComesBackAtOneFlagsLatency) {
+  const std::uint64_t piece = geometry(Protocol::kSimple).slot_payload;
+  const Bandwidth link = GBps(10000);  // τ far below the latencies: the credit binds
+  ScheduleBuilder b(info(2, 1));
+  b.set_buffer(0, BufferKind::kInput, 9 * piece);
+  b.set_buffer(1, BufferKind::kOutput, 9 * piece);
+  b.add(0, 0, ops::send(1, ops::in(0), 9 * piece));
+  b.add(1, 0, ops::recv(0, ops::out(0), 9 * piece));
+  const Schedule s = std::move(b).build();
+  const Time tau = transfer_time(Bytes(piece), link);
+  for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
+    SCOPED_TRACE(static_cast<int>(net));
+    SimOptions opt;
+    opt.network = net;
+    opt.costs = test::ideal();
+    opt.costs->protocol(Protocol::kSimple).hop_latency.fill(us(10));
+    opt.costs->protocol(Protocol::kLL).hop_latency.fill(us(1));
+    const Result r = simulate(s, test::star(2, link, us(0.3)), opt);
+    EXPECT_EQ(r.rank_finish[1], tau * 2 + us(22.8));
+  }
+}
+
 TEST(Engine, DeterministicAndStreamsOpsNotStores) {
   const Topology topo = test::star(8, GBps(100), us(0.3));
   Request q = test::request(Collective::kAllReduce, "ring", 8, 64 << 20, 0, 0);
