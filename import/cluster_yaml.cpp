@@ -20,8 +20,9 @@ std::string list(const std::vector<int>& v) {
   return "[" + s + "]";
 }
 
-// Latencies are the presets' (configs/dgx-h100.yaml): NCCL's LL step over NVLink is 0.6 us and
-// over PCIe 1.0 us (tuning.cc hwLat [S7]); an NVSwitch step and a PCIe step cross two links.
+// Latencies are the presets' (configs/dgx-h100.yaml): NCCL's LL step over a direct NVLink is
+// 0.6 us and over PCIe 1.0 us (tuning.cc hwLat [S7]), a step through an NVSwitch 1.0 us
+// (docs/theory.md §3.2); an NVSwitch step and a PCIe step cross two links.
 // The IB figure is the adapter-to-adapter 0.6 us of docs/theory.md §3.4 [S9], over two cables.
 void write_node(std::string& y, const ImportedNode& n) {
   y += "node:\n";
@@ -34,7 +35,7 @@ void write_node(std::string& y, const ImportedNode& n) {
     if (n.nvlink_fabric == "nvswitch") {
       y += fmt::format("    bandwidth: {:g}GB/s    # {} links x {:g} GB/s per direction\n",
                        n.nvlink_links * port, n.nvlink_links, port);
-      y += "    latency: 0.3us        # NCCL's LL NVLink step 0.6 us, GPU -> NVSwitch -> GPU\n";
+      y += "    latency: 0.5us        # an LL step GPU -> NVSwitch -> GPU of 1.0 us (docs/theory.md §3.2)\n";
     } else {
       const int peers = n.nvlink_group - 1;
       if (n.nvlink_group != n.gpus) y += fmt::format("    groups: {}\n", n.gpus / n.nvlink_group);
