@@ -286,12 +286,13 @@ CostParams default_cost_params(const Topology& topo) {
   // An LL step inside an Ampere node of a multi-node communicator: the NCCL releases of the
   // Ampere era (2.7 to 2.17, src/graph/tuning.cc: `if (nNodes > 1 && p == NCCL_PROTO_LL)
   // intraLat *= 1.8`) count 1.8 x the single-node hwLat, 0.6 us, for every intra-node LL hop of
-  // a communicator that spans nodes; Hopper-era releases dropped the factor. 1.08 us in all: the
-  // links' 0.6 us and 0.48 us more. Measured, the two 2-node 8x A100 tables leave more than that
-  // unexplained (docs/calibration.md, Known limits): their 8 B to 4 KiB Tree/LL floors are 37 and
-  // 39 us against 24 us without the factor, 31 us with it. Not applied to Volta or to one node,
-  // where no table of the project's says it would be right.
-  constexpr double kNvlinkLlHwLatUs = 0.6;  // hwLat[NVLINK][*][LL], the links' share above
+  // a communicator that spans nodes; Hopper-era releases dropped the factor. That is 0.48 us
+  // more than NCCL's own 0.6 us step, added to whatever the links cost (through an NVSwitch
+  // 1.0 us, docs/theory.md §3.2: 1.48 us in all). The two 2-node 8x A100 tables' 8 B to 4 KiB
+  // Tree/LL floors, 37 and 39 us, are predicted at 36.7 and 36.9 us with both (24 us with
+  // neither, 31 with the factor alone; docs/calibration.md, Known limits). Not applied to Volta
+  // or to one node, where no table of the project's says it would be right.
+  constexpr double kNvlinkLlHwLatUs = 0.6;  // hwLat[NVLINK][*][LL], what the factor scales
   constexpr double kMultiNodeLlFactor = 1.8;
   if (arch_row(topo.gpu_model().sm) == kAmpere && topo.gpu_model().sm >= 80 &&
       topo.node_count() > 1) {

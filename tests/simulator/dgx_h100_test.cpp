@@ -51,7 +51,8 @@ TEST(DgxH100, SmallMessageFloorIsMicroseconds) {
   // one, which the last rank to finish waits for (`collsim trace` of this run). LL128's overheads
   // lie off its critical path here; LL has none.
   // Each of the ring's 14 steps goes GPU -> NVSwitch -> GPU at 1.0 us for LL (the preset's
-  // 0.5 us a link, docs/theory.md §3.2) where NCCL's model says 0.6: 5.6 us over NCCL's 15.0.
+  // 0.5 us a link, docs/theory.md §3.2) where NCCL's model says 0.6: 5.6 us over NCCL's 15.0,
+  // and the same 5.6 us over each of LL128's and Simple's earlier 40.6 and 57.5.
   const double expect_us[] = {20.6, 46.2, 63.1};
   for (Protocol p : all_protocols()) {
     const Result r = run(topo, p, 8, 1);
