@@ -72,8 +72,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
 
 void add_line_forwarding_flag(CLI::App* cmd, bool& on) {
   cmd->add_flag("--line-forwarding", on,
-                "simulate LL and LL128 forwarding line by line over NVLink and PCIe (cut-through) "
-                "rather than piece by piece; see docs/theory.md 2.5");
+                "simulate LL and LL128 forwarding over NVLink and PCIe pass by pass (cut-through: "
+                "a pass of the channel's threads, 8 KiB of LL or 40 KiB of LL128 wire) rather "
+                "than piece by piece; see docs/theory.md 2.5");
 }
 
 void apply_nccl_graph(std::string_view text, NcclModelInput& in) {

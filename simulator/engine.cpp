@@ -287,10 +287,13 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
     c.trace_piece = static_cast<std::uint32_t>(trace_->pieces.size());
     trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
   }
-  if (cut_through_) head(c, q) = now_ + r.latency;
+  if (cut_through_) {
+    head(c, q) = now_ + r.latency + pass_time(wire, r);
+    if (gate != nullptr) last_pass_[sid] = pass_time(wire, r);
+  }
   if (Net::kKnowsFinish || wire == 0) {
     // Contention-free, the input's arrival is known: it was set when its piece was posted.
-    const Time sent = gate != nullptr ? std::max(now_ + tx, *gate) : now_ + tx;
+    const Time sent = gate != nullptr ? std::max(now_ + tx, *gate + last_pass_[sid]) : now_ + tx;
     s.busy = sent + (wire == 0 ? Time() : step_overhead(sid));
     arrival(c, q) = sent + r.latency;
     if (c.receiver_waiting && c.consumed == q) {
@@ -317,7 +320,7 @@ void Engine<Net>::finish_forward(std::uint32_t sid, Time sent) {
   StreamState& s = streams_[sid];
   const auto out_id = static_cast<std::uint32_t>(s.out_conn);
   ConnState& in = conns_[s.in_conn];
-  sent = std::max(sent, arrival(in, in.consumed));
+  sent = std::max(sent, arrival(in, in.consumed) + last_pass_[sid]);
   s.forwarding = false;
   s.in_flight = false;
   s.busy = sent + step_overhead(sid);

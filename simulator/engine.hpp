@@ -211,14 +211,23 @@ class Engine {
   bool p2p_warps_ = false;
   std::vector<Time> recv_busy_;
   // CostParams::line_forwarding on an LL or LL128 schedule: LL and LL128 carry a flag in every
-  // line, so an op that receives and sends forwards each line as it comes (NCCL
-  // src/device/prims_ll.h, prims_ll128.h poll line by line): a piece forwarded over NVLink or
-  // PCIe starts once its input's first line is in and ends no earlier than the input's arrival.
-  // Simple's flag follows a whole slice, and the network's proxy sends whole steps: store and
-  // forward there. The lattice (lattice.cpp) models store and forward only, so it stands aside.
+  // line, so an op that receives and sends forwards the lines as they come, one pass of the
+  // channel's threads at a time (ProtocolGeometry::pass_bytes; NCCL src/device/prims_ll.h,
+  // prims_ll128.h): a piece forwarded over NVLink or PCIe starts once its input's first pass is
+  // in and ends no earlier than one pass after the input's arrival. Simple's flag follows a whole
+  // slice, and the network's proxy sends whole steps: store and forward there. A schedule whose
+  // pieces all fit in one pass forwards store and forward too, and leaves this off. The lattice
+  // (lattice.cpp) models store and forward only, so it stands aside while this is on.
   bool cut_through_ = false;
+  double pass_wire_ = 0;       // ProtocolGeometry::pass_bytes, when cut_through_
   std::vector<Time> heads_;    // per slot as times_ / 2, sized when cut_through_
   std::vector<Time> sent_at_;  // per stream: a forward's flow end awaiting its input
+  std::vector<Time> last_pass_;  // per stream: a forward's last pass, pushed after its input is in
+  // One pass of a `wire`-byte piece over `r` at its contention-free rate (the whole piece if it
+  // is smaller).
+  Time pass_time(std::uint64_t wire, const RouteInfo& r) const {
+    return wire_time(std::min(pass_wire_, static_cast<double>(wire)), r.rate);
+  }
   std::uint32_t first_switch_stream_ =
       0;                               // streams are actor-major: the ranks', then the switches'
   std::vector<int> gpu_;               // schedule rank -> cluster rank

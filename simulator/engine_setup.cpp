@@ -80,6 +80,18 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
   if (o.give_up_after) give_up_after_ = *o.give_up_after;
   give_up_live_ = o.give_up_live;
   full_wire_ = wire_bytes(payload_);
+  if (cut_through_) {
+    // Pieces no larger than one pass are forwarded whole: store and forward, as without this.
+    pass_wire_ = static_cast<double>(s.info().fifo.pass_bytes);
+    const std::uint64_t widest =
+        s.info().widest_channel > 0
+            ? s.info().widest_channel * static_cast<std::uint64_t>(element_size(s.info().dtype))
+            : payload_;
+    const std::uint64_t largest = std::min(payload_, widest);
+    if (pass_wire_ <= 0 || static_cast<double>(wire_bytes(largest)) <= pass_wire_) {
+      cut_through_ = false;
+    }
+  }
   reduce_full_ = reduce_rate_ > 0 ? wire_time(static_cast<double>(payload_), reduce_rate_) : Time();
   const double cap = costs.channel_cap(s.info().protocol, channel_kernel(s.info()));
   wire_cap_ = cap > 0 ? cap * wire_per_byte_ : std::numeric_limits<double>::infinity();
@@ -155,6 +167,7 @@ void Engine<Net>::init_streams() {
   streams_.resize(n);
   if (p2p_warps_) recv_busy_.assign(n, Time());
   if (cut_through_) sent_at_.assign(n, Time());
+  if (cut_through_) last_pass_.assign(n, Time());
   waiters_.resize(n);
   // Only the simulated channels' dependencies are kept, asked for as ranges of consecutive IR
   // channels (a folded NCCL channel is one): a source then builds only those channels'.

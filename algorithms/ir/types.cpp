@@ -146,9 +146,9 @@ bool is_blocked(Collective c) {
 
 const ProtocolGeometry& geometry(Protocol p) {
   static const std::array<ProtocolGeometry, kProtocolCount> table = {{
-      {8, 65536, 32768},    // ll
-      {8, 614400, 576000},  // ll128
-      {8, 524288, 524288},  // simple
+      {8, 65536, 32768, 512 * 16},                   // ll
+      {8, 614400, 576000, (640 / 32) * 32 * 8 * 8},  // ll128
+      {8, 524288, 524288, 0},                        // simple
   }};
   return table.at(static_cast<int>(p));
 }

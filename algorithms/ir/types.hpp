@@ -86,10 +86,19 @@ std::string_view busbw_factor_formula(Collective c);
 //   simple: 4 MiB buffer / 8 steps  -> 524288-B slots, all payload;
 //   ll:     512 KiB / 8             -> 65536-B slots, half flags -> 32768 B payload;
 //   ll128:  4915200 B / 8           -> 614400-B slots, 120 of 128 B payload -> 576000 B.
+// And the bytes one pass of a channel's threads moves, the grain in which LL and LL128 forward a
+// piece they receive (docs/theory.md §2.5, `--line-forwarding`):
+//   ll:     each of NCCL_LL_MAX_NTHREADS = 512 threads polls and forwards one 16-byte line a trip
+//           (src/device/prims_ll.h, LLGenericOp: offset += nthreads) -> 8192 B;
+//   ll128:  each of 640 / 32 = 20 warps polls a slice of 32 x NCCL_LL128_SHMEM_ELEMS_PER_THREAD
+//           (8) 8-byte words, waits for every flag in it, then stores it on (prims_ll128.h,
+//           GenericOp: WireWordPerSlice) -> 20 x 2048 = 40960 B;
+//   simple: 0, a slice's flag follows all of it (prims_simple.h): store and forward.
 struct ProtocolGeometry {
   int slots = 8;                   // NCCL_STEPS
   std::uint64_t slot_bytes = 0;    // bytes a slot occupies in the connection buffer
   std::uint64_t slot_payload = 0;  // user bytes a slot carries
+  std::uint64_t pass_bytes = 0;    // wire bytes one pass of a channel forwards (0: a whole slice)
 };
 const ProtocolGeometry& geometry(Protocol p);
 

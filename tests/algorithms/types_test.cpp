@@ -54,6 +54,11 @@ TEST(Types, ProtocolGeometryFollowsNccl) {
   EXPECT_EQ(geometry(Protocol::kLL).slot_payload, 32768u);
   EXPECT_EQ(geometry(Protocol::kLL128).slot_bytes, 614400u);
   EXPECT_EQ(geometry(Protocol::kLL128).slot_payload, 576000u);
+  // One pass of a channel's threads (types.hpp): LL 512 threads x one 16-byte line; LL128 20
+  // warps x a 2 KiB slice each; Simple forwards whole slices.
+  EXPECT_EQ(geometry(Protocol::kLL).pass_bytes, 8192u);
+  EXPECT_EQ(geometry(Protocol::kLL128).pass_bytes, 40960u);
+  EXPECT_EQ(geometry(Protocol::kSimple).pass_bytes, 0u);
 }
 
 // Ring Simple AllReduce: chunkSteps 4 x 512 KiB = 2 MiB in 2 slices; everything else one slot.

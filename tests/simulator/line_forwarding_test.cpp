@@ -1,8 +1,9 @@
 // Line forwarding (CostParams::line_forwarding, docs/theory.md §2.5): LL and LL128 carry a flag in
-// every line, so an op that receives a piece and sends it on over NVLink or PCIe forwards each
-// line as it comes (NCCL src/device/prims_ll.h, prims_ll128.h); a forward onto the network waits
-// for the whole step, which NCCL's proxy sends at once (src/transport/net.cc). What that changes
-// on a chain of forwards, exactly, and what it leaves alone.
+// every line, so an op that receives a piece and sends it on over NVLink or PCIe forwards its
+// lines as they come, one pass of the channel's threads at a time (ProtocolGeometry::pass_bytes:
+// LL 8 KiB, LL128 40 KiB of wire; NCCL src/device/prims_ll.h, prims_ll128.h); a forward onto the
+// network waits for the whole step, which NCCL's proxy sends at once (src/transport/net.cc). What
+// that changes on a chain of forwards, exactly, and what it leaves alone.
 #include <gtest/gtest.h>
 
 #include "algorithms/generators/registry.hpp"
@@ -45,26 +46,50 @@ Time run(const Topology& topo, const Schedule& s, bool lines, SimNetwork net,
 }
 
 // One LL piece broadcast along the 8 GPUs of a DGX H100 on one channel: 7 hops, 6 of them forwards.
-// Piece by piece each forward waits for the whole piece, (tx + latency) a hop; line by line the
-// piece pays its transmission once and each hop its latency: 6 transmissions fewer. Both network
-// models agree, as nothing shares a link.
-TEST(LineForwarding, AChainOfForwardsPaysThePieceOnce) {
+// Piece by piece each forward waits for the whole piece, (tx + latency) a hop; pass by pass a
+// forward starts once the first of the piece's four 8 KiB passes is in and ends one pass after the
+// piece's last: the piece pays its transmission once and each hop its latency and one pass, 6 x
+// (tx - pass) less. Both network models agree, as nothing shares a link.
+TEST(LineForwarding, AChainOfForwardsPaysThePieceOnceAndAPassAHop) {
   const Topology topo = load_topology("dgx-h100", {.default_costs = true});
   const CostParams d = cost_params(topo);
-  const std::uint64_t payload = 16384;  // within one LL slot
+  const std::uint64_t payload = 16384;  // within one LL slot: 32 KiB of wire, four passes
   const Request q = broadcast(topo, Protocol::kLL, payload);
   const Schedule s = plan(q);
   const double cap = d.protocol(Protocol::kLL).channel_bandwidth.bytes_per_second();
   const double tx_ps = static_cast<double>(payload) / cap * 1e12;
+  const double pass_ps = static_cast<double>(geometry(Protocol::kLL).pass_bytes) / 2 / cap * 1e12;
+  ASSERT_DOUBLE_EQ(pass_ps * 4, tx_ps);
   for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
     const Time pieces = run(topo, s, false, net, q.comm);
     const Time lines = run(topo, s, true, net, q.comm);
-    // wire_time() rounds each transmission up to a whole picosecond: at most 1 ps each of the 6,
-    // plus tx_ps's own fraction.
-    EXPECT_NEAR(static_cast<double>((pieces - lines).ps()), 6 * tx_ps, 8.0);
+    // wire_time() rounds each transmission and each pass up to a whole picosecond.
+    EXPECT_NEAR(static_cast<double>((pieces - lines).ps()), 6 * (tx_ps - pass_ps), 16.0);
   }
   EXPECT_EQ(run(topo, s, true, SimNetwork::kContentionFree, q.comm),
             run(topo, s, true, SimNetwork::kMaxMin, q.comm));
+}
+
+// A piece no larger than one pass arrives in one pass and is forwarded whole: the same time as
+// store and forward to the picosecond, and the latency lattice still answers (it models store
+// and forward only).
+TEST(LineForwarding, PiecesWithinOnePassAreForwardedWhole) {
+  const Topology topo = load_topology("dgx-h100", {.default_costs = true});
+  for (Protocol p : {Protocol::kLL, Protocol::kLL128}) {
+    const std::uint64_t payload = 4096;  // 8 KiB of LL wire: one pass; far below LL128's
+    const Request q = broadcast(topo, p, payload);
+    const Schedule s = plan(q);
+    for (SimNetwork net : {SimNetwork::kContentionFree, SimNetwork::kMaxMin}) {
+      EXPECT_EQ(run(topo, s, false, net, q.comm), run(topo, s, true, net, q.comm)) << to_string(p);
+    }
+    // A small ring AllReduce, which the lattice takes.
+    const Request small = request(topo, Collective::kAllReduce, "ring", p, 8, 4);
+    SimOptions o;
+    for (int r = 0; r < small.comm.size(); ++r) o.placement.push_back(small.comm.gpu(r));
+    o.costs = cost_params(topo);
+    o.costs->line_forwarding = true;
+    EXPECT_GT(simulate(plan(small), topo, o).lattice_cells, 0u) << to_string(p);
+  }
 }
 
 // Simple's flag follows a whole slice: the switch changes nothing there.
