@@ -223,9 +223,10 @@ class Engine {
   std::vector<Time> heads_;    // per slot as times_ / 2, sized when cut_through_
   std::vector<Time> sent_at_;  // per stream: a forward's flow end awaiting its input
   std::vector<Time> last_pass_;  // per stream: a forward's last pass, pushed after its input is in
-  // One pass of a `wire`-byte piece over `r` at its contention-free rate (the whole piece if it
-  // is smaller).
+  // One pass of a `wire`-byte piece over `r` at the route's rate (RouteInfo::rate; the whole
+  // piece if it is smaller).
   Time pass_time(std::uint64_t wire, const RouteInfo& r) const {
+    if (!(r.rate > 0)) return Time();
     return wire_time(std::min(pass_wire_, static_cast<double>(wire)), r.rate);
   }
   std::uint32_t first_switch_stream_ =
