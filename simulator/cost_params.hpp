@@ -98,8 +98,9 @@ struct CostParams {
   // What an NVLSTree channel keeps of that cap on more than two nodes (NCCL's own ratio, by
   // architecture; cost_params.cpp). Not a `costs:` key: it scales whatever cap is given.
   double nvls_tree_deep_share = 1.0;
-  // LL and LL128 forward line by line (docs/theory.md §2.5): an op that receives a piece and
-  // sends it on over NVLink or PCIe starts once its first line is in and ends no earlier than its
+  // LL and LL128 forward their lines as they come, a pass of the channel's threads at a time
+  // (docs/theory.md §2.5, ProtocolGeometry::pass_bytes): an op that receives a piece and sends it
+  // on over NVLink or PCIe starts once the piece's first pass is in and ends one pass after its
   // arrival; false (the default): store and forward by piece, as Simple always does. Not a
   // `costs:` key: --line-forwarding sets it.
   bool line_forwarding = false;
