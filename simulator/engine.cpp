@@ -288,8 +288,9 @@ void Engine<Net>::post(std::uint32_t sid, std::uint32_t cid, std::uint64_t paylo
     trace_->pieces.push_back({c.route, now_, tx == kPending ? now_ : now_ + tx, wire});
   }
   if (cut_through_) {
-    head(c, q) = now_ + r.latency + pass_time(wire, r);
-    if (gate != nullptr) last_pass_[sid] = pass_time(wire, r);
+    const Time pass = pass_time(wire, r);
+    head(c, q) = now_ + r.latency + pass;
+    if (gate != nullptr) last_pass_[sid] = pass;
   }
   if (Net::kKnowsFinish || wire == 0) {
     // Contention-free, the input's arrival is known: it was set when its piece was posted.

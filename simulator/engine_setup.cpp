@@ -83,11 +83,8 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
   if (cut_through_) {
     // Pieces no larger than one pass are forwarded whole: store and forward, as without this.
     pass_wire_ = static_cast<double>(s.info().fifo.pass_bytes);
-    const std::uint64_t widest =
-        s.info().widest_channel > 0
-            ? s.info().widest_channel * static_cast<std::uint64_t>(element_size(s.info().dtype))
-            : payload_;
-    const std::uint64_t largest = std::min(payload_, widest);
+    const std::uint64_t widest = s.info().widest_channel_bytes();
+    const std::uint64_t largest = widest > 0 ? std::min(payload_, widest) : payload_;
     if (pass_wire_ <= 0 || static_cast<double>(wire_bytes(largest)) <= pass_wire_) {
       cut_through_ = false;
     }
@@ -166,8 +163,10 @@ void Engine<Net>::init_streams() {
   }
   streams_.resize(n);
   if (p2p_warps_) recv_busy_.assign(n, Time());
-  if (cut_through_) sent_at_.assign(n, Time());
-  if (cut_through_) last_pass_.assign(n, Time());
+  if (cut_through_) {
+    sent_at_.assign(n, Time());
+    last_pass_.assign(n, Time());
+  }
   waiters_.resize(n);
   // Only the simulated channels' dependencies are kept, asked for as ranges of consecutive IR
   // channels (a folded NCCL channel is one): a source then builds only those channels'.

@@ -34,7 +34,8 @@ struct RouteInfo {
   // or, across the network, NCCL's clear-to-send): link latencies + LL's per-hop excess, one
   // flag's crossing, whatever protocol the data used (engine_setup.cpp, route_between).
   Time credit_latency;
-  double rate = 0;  // contention-free wire rate, bytes/s: min(bottleneck / channels, cap)
+  double rate = 0;  // wire rate alone on the route, bytes/s: min(bottleneck, cap), the
+                    // bottleneck / channels under the contention-free model
   double cap = 0;   // the channel cap in wire bytes/s (infinity: none)
   // The receiver reads each piece out of host memory (NCCL's SHM buffer, or the proxy's bounce
   // buffer without GPUDirect RDMA): a receive that forwards nothing holds its channel while it

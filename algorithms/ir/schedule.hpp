@@ -96,6 +96,7 @@ struct ScheduleInfo {
   bool channels_alike() const {
     return widest_channel * static_cast<std::uint64_t>(std::max(1, requested_channels)) == count;
   }
+  std::uint64_t widest_channel_bytes() const { return widest_channel * element_size(dtype); }
   Bytes bytes;              // nccl-tests size column
   int root = 0;
   std::uint64_t chunk_bytes = 0;

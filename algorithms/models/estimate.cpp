@@ -281,7 +281,7 @@ EstimateRequest estimate_request(const ScheduleInfo& info, int nodes, const Alph
   q.nodes = nodes;
   q.bytes = info.bytes;
   q.channels = info.requested_channels;
-  q.widest_channel_bytes = info.widest_channel * element_size(info.dtype);
+  q.widest_channel_bytes = info.widest_channel_bytes();
   q.chunk_bytes = info.chunk_bytes;
   q.slices = info.slices;
   q.piece_bytes = info.fifo.slot_payload;
