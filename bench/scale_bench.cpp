@@ -15,8 +15,9 @@
 // two GPUs are one max-min class and channels that are copies are simulated once
 // (simulated_channels), so 8, 16 and 64 channels run the same events as 2. At 2 and 8 channels
 // no link is full (each flow runs at its channel's cap, which max-min then need not compute); at
-// 16 and 64 the GPUs' links are, and every piece that starts or ends re-rates its neighbours'
-// classes, so an event costs more there (compare events_per_s; docs/scale.md).
+// 16 and 64 the GPUs' links are, and the pieces that start or end at an instant re-rate the
+// classes on their links once it is over, so an event costs more there (compare events_per_s;
+// docs/scale.md).
 // BM_SummitSmallRingMaxMin: 8 B ring AllReduce with LL on Summit under max-min (the default
 // model), with the rank-symmetry shortcut allowed (it does not apply to unequal segments, so
 // simulated_ranks shows whether it did).

@@ -38,7 +38,12 @@ Result Engine<Net>::run() {
   }
   const Time launch = proto_.launch;
   for (std::uint32_t sid = 0; sid < streams_.size(); ++sid) wake(sid, launch);
-  while (!queue_.empty()) {
+  for (;;) {
+    if constexpr (!Net::kKnowsFinish) {
+      // The flows that started and ended at this instant are re-rated together once it is over.
+      if (net_->unsettled() && !queue_.more_at_last_time()) net_->settle(now_);
+    }
+    if (queue_.empty()) break;
     peak_ = std::max(peak_, queue_.size());
     const Event e = queue_.pop();
     now_ = e.time();

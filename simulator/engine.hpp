@@ -10,7 +10,8 @@
 // blocks on something not yet known (a piece still unsent, a slot still unconsumed) raises a flag
 // on the connection instead, and whoever makes it known wakes it at the right time. In the
 // contention-free model a bandwidth-bound ring therefore costs about one event per piece. The
-// max-min model adds one event per flow end and per re-rated flow.
+// max-min model adds one event per flow end, and re-rates the flows that started and ended at an
+// instant together once no event is left at it (FlowNetwork::settle).
 //
 // Engine<Net> is instantiated for AlphaBetaNetwork and FlowNetwork (engine.cpp,
 // engine_setup.cpp).

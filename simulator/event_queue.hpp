@@ -67,6 +67,12 @@ class EventQueue {
   }
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
+  // Whether an event is pending at the time of the last one popped. A key that differs from the
+  // last key popped only in its word (the same picosecond) lies in buckets 1 to 64, a key of a
+  // later time in 65 and above, and bucket 0, which held the last key, is empty after its pop.
+  bool more_at_last_time() const {
+    return (occupied_[0] & ~std::uint64_t{1}) != 0 || (occupied_[1] & 1) != 0;
+  }
 
   // Requires !empty().
   Event pop() {

@@ -107,7 +107,7 @@ Time FlowNetwork::start(const RouteInfo& route, std::uint64_t wire_bytes, Time n
   std::push_heap(c.members.begin(), c.members.end(), DueLater{});
   c.count += weight;
   active_ += weight;
-  rerate(id, now);
+  touch(id);
   return kPending;
 }
 
@@ -115,6 +115,7 @@ bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::
   Class& c = classes_[cls];
   if (c.count == 0 || c.event != event) return false;
   advance(c, now);
+  touch(cls);
   std::pop_heap(c.members.begin(), c.members.end(), DueLater{});
   owner = c.members.back().owner;
   for (std::uint32_t i = 0; i < c.link_count; ++i) {
@@ -134,55 +135,102 @@ bool FlowNetwork::finish(std::uint32_t cls, std::uint64_t event, Time now, std::
     class_by_route_[c.first_link] = 0;
     free_.push_back(cls);
   }
-  rerate(cls, now);
   return true;
 }
 
-void FlowNetwork::rerate(std::uint32_t changed, Time now) {
+void FlowNetwork::touch(std::uint32_t id) {
+  Class& c = classes_[id];
+  if (c.mark != mark_) {
+    c.mark = mark_;
+    marked_.push_back(id);
+  }
+  for (std::uint32_t i = 0; i < c.link_count; ++i) {
+    LinkState& l = links_[links_of(c)[i]];
+    if (l.mark == mark_) continue;
+    l.mark = mark_;
+    marked_links_.push_back(links_of(c)[i]);
+  }
+}
+
+// Whether no other class has flows on any of c's links.
+bool FlowNetwork::alone(const Class& c) const {
+  for (std::uint32_t i = 0; i < c.link_count; ++i) {
+    if (links_[links_of(c)[i]].classes.size() != 1) return false;
+  }
+  return true;
+}
+
+void FlowNetwork::settle(Time now) {
+  if (!unsettled()) return;
   const std::uint32_t stamp = ++stamp_;
   affected_.clear();
   touched_.clear();
-  {
-    const Class& ch = classes_[changed];
-    for (std::uint32_t i = 0; i < ch.link_count; ++i) {
-      for (std::uint32_t g : links_[links_of(ch)[i]].classes) {
-        if (classes_[g].stamp == stamp) continue;
-        classes_[g].stamp = stamp;
-        affected_.push_back(g);
-      }
-    }
+  const auto affect = [&](std::uint32_t g) {
+    if (classes_[g].stamp == stamp) return;
+    classes_[g].stamp = stamp;
+    affected_.push_back(g);
+  };
+  for (std::uint32_t g : marked_) {
+    if (classes_[g].count > 0) affect(g);
   }
-  if (affected_.empty()) return;
-  if (affected_.size() == 1 && affected_.front() == changed) {
-    // No other class on its links (a ring's neighbour pair, a NIC's only flow): the progressive
-    // filling below would freeze it at its first level, its cap or its tightest link shared among
-    // its own flows (a link's whole capacity is its residual then). The same expressions,
-    // without the touched links' bookkeeping.
-    Class& c = classes_[changed];
+  for (std::uint32_t li : marked_links_) {
+    for (std::uint32_t g : links_[li].classes) affect(g);
+  }
+  rerate(now);
+  marked_.clear();
+  marked_links_.clear();
+  ++mark_;
+}
+
+// Re-rates affected_ (settle()) and re-times the classes whose rate changed or whose flows did.
+void FlowNetwork::rerate(Time now) {
+  const std::uint32_t stamp = stamp_;
+  // A class alone on its links (a ring's neighbour pair, a NIC's only flow) meets no other: the
+  // progressive filling would freeze it at its first level, its cap or its tightest link shared
+  // among its own flows (a link's whole capacity is its residual then). The same expressions,
+  // without the filling's bookkeeping; the rest are filled among themselves.
+  filled_.clear();
+  for (std::uint32_t g : affected_) {
+    Class& c = classes_[g];
+    if (!alone(c)) {
+      filled_.push_back(g);
+      continue;
+    }
     double level = std::numeric_limits<double>::infinity();
     const double flows = static_cast<double>(c.count);
     for (std::uint32_t i = 0; i < c.link_count; ++i) {
       level = std::min(level, links_[links_of(c)[i]].capacity / flows);
     }
-    level = std::min(level, c.cap);
-    advance(c, now);
-    c.rate = level;
-    retime(changed, now);
-    return;
+    c.pending = std::min(level, c.cap);
   }
-  if (cap_feasible()) {
-    // Every affected class runs at the common cap: what the filling below computes then (its
-    // first level is the cap, at which every class freezes), without computing it.
-    for (std::uint32_t g : affected_) {
-      Class& c = classes_[g];
-      if (g != changed && c.rate == common_cap_) continue;
-      advance(c, now);
-      c.rate = common_cap_;
-      retime(g, now);
+  if (!filled_.empty()) {
+    if (cap_feasible()) {
+      // Every class filled runs at the common cap: what the filling computes then (its first
+      // level is the cap, at which every class freezes), without computing it.
+      for (std::uint32_t g : filled_) classes_[g].pending = common_cap_;
+    } else {
+      fill(stamp);
     }
-    return;
   }
   for (std::uint32_t g : affected_) {
+    Class& c = classes_[g];
+    if (!changed(c) && c.pending == c.rate) continue;
+    advance(c, now);
+    c.rate = c.pending;
+    retime(g, now);
+  }
+}
+
+// Progressive filling of filled_ (Bertsekas & Gallager §6.5.2): raise their rates together from
+// zero, freezing a class where it meets its cap or a link of it fills (its share, the residual
+// over the unfrozen flows on it, is the level); the classes that keep their rates are served
+// first. A round scans the links and classes left, which is cheapest while the levels are few
+// (a burst of symmetric flows freezes in one round); past linear_rounds_ the links' shares go
+// into a heap, so that a settle() of thousands of classes at as many levels costs n log n, not
+// n^2.
+void FlowNetwork::fill(std::uint32_t stamp) {
+  touched_.clear();
+  for (std::uint32_t g : filled_) {
     Class& c = classes_[g];
     c.frozen = false;
     for (std::uint32_t i = 0; i < c.link_count; ++i) {
@@ -192,7 +240,8 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
       touched_.push_back(links_of(c)[i]);
     }
   }
-  // Capacity left on each touched link once the classes that keep their rates are served.
+  // Capacity left on each touched link once the classes that keep their rates are served. An
+  // alone class never shares a touched link, so these are exactly the filled classes' flows.
   for (std::uint32_t li : touched_) {
     LinkState& l = links_[li];
     l.residual = l.capacity;
@@ -207,9 +256,12 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
     }
     l.residual = std::max(l.residual, l.capacity * 1e-9);
   }
-  // Progressive filling over the affected classes, each weighing its number of flows.
-  std::size_t left = affected_.size();
-  while (left > 0) {
+  std::size_t left = filled_.size();
+  for (int round = 0; left > 0; ++round) {
+    if (round == linear_rounds_) {
+      fill_by_heap(stamp, left);
+      return;
+    }
     double level = std::numeric_limits<double>::infinity();
     for (std::uint32_t li : touched_) {
       LinkState& l = links_[li];
@@ -217,12 +269,13 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
       l.share = l.unfrozen > 0 ? l.residual / l.unfrozen : std::numeric_limits<double>::infinity();
       level = std::min(level, l.share);
     }
-    for (std::uint32_t g : affected_) {
+    for (std::uint32_t g : filled_) {
       if (!classes_[g].frozen) level = std::min(level, classes_[g].cap);
     }
+    // Shares equal up to rounding freeze together, so symmetric flows get identical rates.
     const double tight = level * (1 + kTight);
     freeze_.clear();
-    for (std::uint32_t g : affected_) {
+    for (std::uint32_t g : filled_) {
       const Class& c = classes_[g];
       if (c.frozen) continue;
       bool hit = c.cap <= tight;
@@ -231,36 +284,108 @@ void FlowNetwork::rerate(std::uint32_t changed, Time now) {
       }
       if (hit) freeze_.push_back(g);
     }
+    freeze_at(level);
+    left -= freeze_.size();
+  }
+}
+
+// Freezes freeze_ at `level`: each class's flows take `level` of each of its links.
+void FlowNetwork::freeze_at(double level) {
+  for (std::uint32_t g : freeze_) {
+    Class& c = classes_[g];
+    c.frozen = true;
+    c.pending = level;
+    for (std::uint32_t i = 0; i < c.link_count; ++i) {
+      LinkState& l = links_[links_of(c)[i]];
+      l.residual = std::max(l.residual - level * c.count, 0.0);
+      l.unfrozen -= c.count;
+    }
+  }
+}
+
+// The rounds of fill() from where they stand (`left` classes unfrozen), each costing the links of
+// the classes it freezes: the smallest share comes off a heap (stale entries dropped as they
+// surface) and the caps are taken in order. A link's share never falls below the level as
+// classes on it freeze at the level ((R - L c) / (U - c) >= L while R / U >= L), so the shares a
+// round did not freeze stay above the next level and the heap's order gives the rounds' answer.
+void FlowNetwork::fill_by_heap(std::uint32_t stamp, std::size_t left) {
+  const auto later = [](const Share& a, const Share& b) {
+    return a.value != b.value ? a.value > b.value : a.id > b.id;
+  };
+  const auto share_of = [](const LinkState& l) { return l.residual / l.unfrozen; };
+  shares_.clear();
+  for (std::uint32_t li : touched_) {
+    LinkState& l = links_[li];
+    if (l.unfrozen <= 0) continue;
+    l.share = share_of(l);
+    shares_.push_back({l.share, li});
+  }
+  std::make_heap(shares_.begin(), shares_.end(), later);
+  caps_.clear();
+  for (std::uint32_t g : filled_) {
+    if (!classes_[g].frozen) caps_.push_back({classes_[g].cap, g});
+  }
+  std::sort(caps_.begin(), caps_.end(),
+            [&](const Share& a, const Share& b) { return later(b, a); });
+  const auto stale = [&](const Share& s) {
+    const LinkState& l = links_[s.id];
+    return l.unfrozen <= 0 || l.share != s.value;
+  };
+  std::size_t next_cap = 0;
+  while (left > 0) {
+    while (!shares_.empty() && stale(shares_.front())) {
+      std::pop_heap(shares_.begin(), shares_.end(), later);
+      shares_.pop_back();
+    }
+    while (next_cap < caps_.size() && classes_[caps_[next_cap].id].frozen) ++next_cap;
+    double level = std::numeric_limits<double>::infinity();
+    if (!shares_.empty()) level = shares_.front().value;
+    if (next_cap < caps_.size()) level = std::min(level, caps_[next_cap].value);
+    const double tight = level * (1 + kTight);
+    freeze_.clear();
+    for (; next_cap < caps_.size() && caps_[next_cap].value <= tight; ++next_cap) {
+      Class& c = classes_[caps_[next_cap].id];
+      if (c.frozen) continue;
+      c.frozen = true;  // listed once; freeze_at() sets the rest
+      freeze_.push_back(caps_[next_cap].id);
+    }
+    while (!shares_.empty() && shares_.front().value <= tight) {
+      const Share s = shares_.front();
+      std::pop_heap(shares_.begin(), shares_.end(), later);
+      shares_.pop_back();
+      if (stale(s)) continue;
+      for (std::uint32_t g : links_[s.id].classes) {
+        Class& c = classes_[g];
+        if (c.stamp != stamp || c.frozen) continue;
+        c.frozen = true;
+        freeze_.push_back(g);
+      }
+    }
+    freeze_at(level);
+    // The shares the round changed, once each: a link's last entry is the one not stale.
     for (std::uint32_t g : freeze_) {
-      Class& c = classes_[g];
-      c.frozen = true;
-      c.pending = level;
+      const Class& c = classes_[g];
       for (std::uint32_t i = 0; i < c.link_count; ++i) {
-        LinkState& l = links_[links_of(c)[i]];
-        l.residual = std::max(l.residual - level * c.count, 0.0);
-        l.unfrozen -= c.count;
+        const std::uint32_t li = links_of(c)[i];
+        LinkState& l = links_[li];
+        if (l.unfrozen <= 0 || l.share == share_of(l)) continue;
+        l.share = share_of(l);
+        shares_.push_back({l.share, li});
+        std::push_heap(shares_.begin(), shares_.end(), later);
       }
     }
     left -= freeze_.size();
   }
-  // Re-time the classes whose rate changed, and the changed one, whose first flow due may have.
-  for (std::uint32_t g : affected_) {
-    Class& c = classes_[g];
-    if (g != changed && c.pending == c.rate) continue;
-    advance(c, now);
-    c.rate = c.pending;
-    retime(g, now);
-  }
 }
 
-// Whether every affected class (affected_) can run at the common cap: each link they cross
+// Whether every class to fill (filled_) can run at the common cap: each link they cross
 // carries no more flows than fit at that cap. Then progressive filling ends in its first round
 // with every class at the cap: a link's share, its residual over its affected flows, is at least
 // (capacity - (flows - affected) x cap) / affected >= cap, because the classes that keep their
 // rates run at most at the cap, and the margin of flows_at_cap covers the residual's rounding.
 bool FlowNetwork::cap_feasible() const {
   if (!cap_shortcut_ || std::isnan(common_cap_)) return false;
-  for (std::uint32_t g : affected_) {
+  for (std::uint32_t g : filled_) {
     const Class& c = classes_[g];
     for (std::uint32_t i = 0; i < c.link_count; ++i) {
       const LinkState& l = links_[links_of(c)[i]];

@@ -16,22 +16,27 @@
 // 2 channels as at 64. The rates are those of the flow-by-flow computation; only the rounding of
 // the clocks differs from it.
 //
-// Incremental update. When a flow starts or ends, only the classes that share one of its links
-// are re-rated (the "affected" set), over the links those classes cross; every other class keeps
-// its rate and its share of those links is subtracted first. This is exact whenever the affected
-// flows' bottlenecks lie among those links, which holds for the patterns collsim runs (rings and
-// trees whose flows meet at NVSwitch ports, NICs and fabric uplinks; the contention tests); in
-// general it is SimGrid's selective update stopped after one hop, so a flow outside the set may
-// keep a stale, still feasible rate until something on its own links changes.
+// Incremental update. A flow that starts or ends marks its class and the class's links; when
+// the instant is over (no event left at this picosecond) settle() re-rates, once, the classes
+// that share one of the marked links (the "affected" set), over the links those classes cross;
+// every other class keeps its rate and its share of those links is subtracted first. Flows start
+// and end in bursts at one instant (a ring's ranks step together), and a class re-rated once per
+// burst rather than once for each neighbour that changed is re-timed once, leaving no superseded
+// event behind for each intermediate rate, which lasted no time. This is exact whenever the
+// affected flows' bottlenecks lie among those links, which holds for the patterns collsim runs
+// (rings and trees whose flows meet at NVSwitch ports, NICs and fabric uplinks; the contention
+// tests); in general it is SimGrid's selective update stopped after one hop, so a flow outside the
+// set may keep a stale, still feasible rate until something on its own links changes.
 //
 // A class's next end is an event (kFlowDone, class id); re-timing the class schedules a new one
 // and remembers its sequence number, so the superseded event is recognised and dropped when it
 // surfaces.
 //
 //   FlowNetwork net(capacities, route_links, queue);
-//   net.start(route, wire_bytes, now, conn, 1);     // schedules kFlowDone
+//   net.start(route, wire_bytes, now, conn, 1);     // marks its class
 //   std::uint32_t owner;
 //   if (net.finish(e.target(), e.seq(), now, owner)) ...  // the piece of connection `owner` left
+//   if (!queue.more_at_last_time()) net.settle(now);      // re-rates; schedules kFlowDone
 #pragma once
 
 #include <cstdint>
@@ -60,11 +65,21 @@ class FlowNetwork {
   // `owner` is then the connection given to start(). False for a superseded event.
   bool finish(std::uint32_t cls, std::uint64_t event, Time now, std::uint32_t& owner);
 
+  // Whether a start() or finish() since the last settle() awaits its re-rating.
+  bool unsettled() const { return !marked_links_.empty() || !marked_.empty(); }
+  // Re-rates the classes the flows started and ended since the last call touch, and schedules
+  // their next ends. Call it once no more events are due at `now`, the time of every start() and
+  // finish() since the last call: the rates in between lasted no time.
+  void settle(Time now);
+
   std::size_t active_flows() const { return active_; }
 
   // Whether a re-rating at the common cap may skip the filling (cap_feasible()); on by default.
   // The tests turn it off to compare the two, which must agree to the picosecond.
   void set_cap_shortcut(bool on) { cap_shortcut_ = on; }
+  // Rounds of progressive filling done by scanning before the heap takes over (fill()); the tests
+  // set 0 (the heap throughout) and a large number (scanning throughout) to compare the two.
+  void set_linear_rounds(int rounds) { linear_rounds_ = rounds; }
 
  private:
   struct Member {
@@ -84,6 +99,7 @@ class FlowNetwork {
     std::int64_t last_ps = 0;
     std::uint64_t event = kNoEvent;  // the pending kFlowDone; older ones are superseded
     std::uint32_t stamp = 0;
+    std::uint32_t mark = 0;  // == mark_ while marked_ lists it
     bool frozen = false;
     std::vector<Member> members;  // a min-heap by (finish, order)
   };
@@ -96,6 +112,7 @@ class FlowNetwork {
     double unfrozen = 0;  // flows of the affected classes not yet frozen
     double share = 0;     // residual / unfrozen at the current filling round
     std::uint32_t stamp = 0;
+    std::uint32_t mark = 0;              // == mark_ while marked_links_ lists it
     std::vector<std::uint32_t> classes;  // those with flows
   };
 
@@ -103,7 +120,14 @@ class FlowNetwork {
   std::uint32_t class_of(const RouteInfo& route);
   void advance(Class& c, Time now) const;
   void retime(std::uint32_t id, Time now);
-  void rerate(std::uint32_t changed, Time now);
+  void touch(std::uint32_t id);
+  void rerate(Time now);
+  void fill(std::uint32_t stamp);
+  void freeze_at(double level);
+  void fill_by_heap(std::uint32_t stamp, std::size_t left);
+
+  bool changed(const Class& c) const { return c.mark == mark_; }
+  bool alone(const Class& c) const;
   bool cap_feasible() const;
   void set_common_cap(double cap);
 
@@ -119,12 +143,26 @@ class FlowNetwork {
   double common_cap_ = 0;
   bool cap_known_ = false;
   bool cap_shortcut_ = true;
+  // Rounds of progressive filling by scanning before fill() turns to a heap: a burst of
+  // symmetric flows freezes in one or two; past a few, a heap costs less than a scan per round.
+  int linear_rounds_ = 8;
   std::uint64_t started_ = 0;
   std::size_t active_ = 0;
-  // Scratch reused by rerate().
+  // What changed since the last settle(): the classes flows started or ended in, and their links.
+  std::uint32_t mark_ = 1;
+  std::vector<std::uint32_t> marked_;
+  std::vector<std::uint32_t> marked_links_;
+  // Scratch reused by settle().
+  struct Share {
+    double value;      // a link's share, or a class's cap
+    std::uint32_t id;  // the link, or the class
+  };
   std::vector<std::uint32_t> affected_;
+  std::vector<std::uint32_t> filled_;  // the affected classes not alone on their links
   std::vector<std::uint32_t> touched_;
   std::vector<std::uint32_t> freeze_;
+  std::vector<Share> shares_;
+  std::vector<Share> caps_;
 };
 
 }  // namespace collsim::detail

@@ -30,10 +30,11 @@
 //    another from the rank after. Each link is replaced by the one standing for its orbit
 //    under the shift, so the simulated period's connections meet on it exactly as all
 //    periods' connections meet on any one link of the orbit: the same flows, the same max-min
-//    shares. The full simulation sees the twins' simultaneous events one at a time and re-rates
-//    after each, rounding every re-timing to a picosecond; the folded one sees one of them, so
-//    the two can drift apart by those roundings. The test bounds the drift against the full
-//    simulation (tests/simulator/symmetry_test.cpp) and `predict` says which one it used.
+//    shares. The full simulation re-rates the twins' simultaneous flows together once their
+//    instant is over, as the folded one does its period's; each re-timing rounds a class's next
+//    end to a picosecond, so the two can drift apart by those roundings. The test bounds the drift
+//    against the full simulation (tests/simulator/symmetry_test.cpp) and `predict` says which one
+//    it used.
 #pragma once
 
 #include <cstdint>

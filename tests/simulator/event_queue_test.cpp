@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -14,12 +15,14 @@ namespace {
 
 // Events at a few distinct instants (ties are common in the engine: copies of a piece, several
 // streams woken at once), pushed in bursts between pops, each no earlier than the last popped.
-// The pops must come out as the pushed events sorted by (time, sequence number).
+// The pops must come out as the pushed events sorted by (time, sequence number), and after each
+// pop the queue knows whether another event is due at the same instant.
 TEST(EventQueue, PopsInTimeThenScheduleOrder) {
   std::mt19937_64 rng(7);
   EventQueue q;
   std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> pushed;  // time, seq, target
   std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> popped;
+  std::multiset<std::uint64_t> pending;  // times pushed and not yet popped
   std::uint64_t now = 0;
   for (int round = 0; round < 2000; ++round) {
     const int burst = static_cast<int>(rng() % 6);
@@ -33,6 +36,7 @@ TEST(EventQueue, PopsInTimeThenScheduleOrder) {
       const std::uint64_t seq =
           q.push(Time::from_ps(static_cast<std::int64_t>(now + delay)), kind, target);
       pushed.emplace_back(now + delay, seq, target);
+      pending.insert(now + delay);
     }
     const int pops = static_cast<int>(rng() % 5);
     for (int k = 0; k < pops && !q.empty(); ++k) {
@@ -40,6 +44,9 @@ TEST(EventQueue, PopsInTimeThenScheduleOrder) {
       ASSERT_GE(static_cast<std::uint64_t>(e.time().ps()), now);
       now = static_cast<std::uint64_t>(e.time().ps());
       popped.emplace_back(now, e.seq(), e.target());
+      pending.erase(pending.find(now));
+      // Whether another event is due at this instant: what the engine asks before it re-rates.
+      ASSERT_EQ(q.more_at_last_time(), pending.count(now) > 0) << "at " << now;
     }
   }
   while (!q.empty()) {
