@@ -74,17 +74,22 @@ bool RingPhase::same_shape(const RingPhase& o) const {
     const auto seg_len = [&](int seg) {
       return std::min(c, rest - std::min(static_cast<std::uint64_t>(seg) * c, rest));
     };
-    for (int k = 0; k < n; ++k) {
-      if (seg_len(mod(static_cast<std::int64_t>(pos) - k, n)) !=
-          seg_len(mod(static_cast<std::int64_t>(o.pos) - k, n))) {
-        return false;
-      }
-    }
-    return true;
+    // Step k works on segment (pos - k) mod n, so the two walk the same lengths rotated by
+    // pos - o.pos. The lengths never grow with the segment (full chunks, one partial, then
+    // none), and such a sequence that a rotation other than none leaves unchanged is constant:
+    // the rotation takes segment 0 to one past it and some segment back onto 0. So they match
+    // at the same position, or where every segment has one length, without walking n of them.
+    return pos == o.pos || seg_len(0) == seg_len(n - 1);
   }
   // A blocked phase moves, step by step, the lengths of the blocks at the ring positions from
   // its own on (blocked_op).
   if (copy_own != o.copy_own || in.max_len() != o.in.max_len()) return false;
+  // Blocks of one length (a strided or fixed map, or a split that divides evenly) meet the same
+  // length at every step.
+  const auto uniform = [](const SegmentMap& m) {
+    return m.mode != SegmentMap::Mode::kSplit || m.total % static_cast<std::uint64_t>(m.parts) == 0;
+  };
+  if (uniform(in) && uniform(o.in)) return true;
   for (int k = 0; k < n; ++k) {
     if (in.len(blocks[(pos + k) % n]) != o.in.len(o.blocks[(o.pos + k) % n])) return false;
   }
