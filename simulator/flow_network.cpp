@@ -179,7 +179,12 @@ void FlowNetwork::settle(Time now) {
   rerate(now);
   marked_.clear();
   marked_links_.clear();
-  ++mark_;
+  if (++mark_ == 0) {
+    // After 2^32 settles: no class or link may keep a mark the next round would take for its own.
+    for (Class& c : classes_) c.mark = 0;
+    for (LinkState& l : links_) l.mark = 0;
+    mark_ = 1;
+  }
 }
 
 // Re-rates affected_ (settle()) and re-times the classes whose rate changed or whose flows did.

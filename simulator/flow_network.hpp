@@ -67,9 +67,9 @@ class FlowNetwork {
 
   // Whether a start() or finish() since the last settle() awaits its re-rating.
   bool unsettled() const { return !marked_links_.empty() || !marked_.empty(); }
-  // Re-rates the classes the flows started and ended since the last call touch, and schedules
-  // their next ends. Call it once no more events are due at `now`, the time of every start() and
-  // finish() since the last call: the rates in between lasted no time.
+  // Re-rates the classes on the links of the flows that started or ended since the last call,
+  // and schedules their next ends. Call it once no more events are due at `now`, the time of
+  // every start() and finish() since the last call: the rates in between lasted no time.
   void settle(Time now);
 
   std::size_t active_flows() const { return active_; }
