@@ -164,7 +164,6 @@ void FlowNetwork::settle(Time now) {
   if (!unsettled()) return;
   const std::uint32_t stamp = ++stamp_;
   affected_.clear();
-  touched_.clear();
   const auto affect = [&](std::uint32_t g) {
     if (classes_[g].stamp == stamp) return;
     classes_[g].stamp = stamp;

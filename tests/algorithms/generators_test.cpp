@@ -99,52 +99,48 @@ TEST(Generators, RingPhaseSameShapeMatchesTheOpsWalked) {
   };
   const int blocks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   int alike = 0, unlike = 0;
+  // `check(x, y, alike)` for the base phase at every pair of ring positions.
+  const auto every_pair = [&](const detail::RingPhase& base, const auto& check) {
+    for (int p = 0; p < 8; ++p) {
+      for (int q = 0; q < 8; ++q) {
+        detail::RingPhase x = base, y = base;
+        x.pos = p;
+        y.pos = q;
+        const bool w = walk_alike(x, y);
+        check(x, y, w);
+        (w ? alike : unlike) += 1;
+      }
+    }
+  };
+  detail::RingPhase ring;
+  ring.n = 8;
+  ring.prev = 1;
+  ring.next = 2;
+  ring.elem = 4;
   // AllReduce: one full loop and a rest of 500 (segments of 63, the last 59), of 504 (all 63),
   // of 0 (full loops only).
   for (const std::uint64_t length : {8u * 100 + 500, 8u * 100 + 504, 16u * 100}) {
-    for (int p = 0; p < 8; ++p) {
-      for (int q = 0; q < 8; ++q) {
-        detail::RingPhase x;
-        x.kind = detail::RingKind::kAllReduce;
-        x.n = 8;
-        x.prev = 1;
-        x.next = 2;
-        x.elem = 4;
-        x.chunk = 100;
-        x.region_length = length;
-        detail::RingPhase y = x;
-        x.pos = p;
-        y.pos = q;
-        const bool w = walk_alike(x, y);
-        EXPECT_EQ(x.same_shape(y), w) << length << " at " << p << " and " << q;
-        (w ? alike : unlike) += 1;
-      }
-    }
+    detail::RingPhase base = ring;
+    base.kind = detail::RingKind::kAllReduce;
+    base.chunk = 100;
+    base.region_length = length;
+    every_pair(base, [&](const auto& x, const auto& y, bool w) {
+      EXPECT_EQ(x.same_shape(y), w) << length << " at " << x.pos << " and " << y.pos;
+    });
   }
   // AllGather over blocks split from 1000 elements (equal) and 1003 (the first three longer).
   for (const std::uint64_t total : {1000u, 1003u}) {
-    for (int p = 0; p < 8; ++p) {
-      for (int q = 0; q < 8; ++q) {
-        detail::RingPhase x;
-        x.kind = detail::RingKind::kAllGather;
-        x.n = 8;
-        x.prev = 1;
-        x.next = 2;
-        x.elem = 4;
-        x.chunk = 64;
-        x.blocks = blocks;
-        x.in.mode = x.out.mode = detail::SegmentMap::Mode::kSplit;
-        x.in.total = x.out.total = total;
-        x.in.parts = x.out.parts = 8;
-        detail::RingPhase y = x;
-        x.pos = p;
-        y.pos = q;
-        const bool w = walk_alike(x, y);
-        if (x.same_shape(y)) EXPECT_TRUE(w) << total << " at " << p << " and " << q;
-        if (total == 1000) EXPECT_TRUE(x.same_shape(y)) << "at " << p << " and " << q;
-        (w ? alike : unlike) += 1;
-      }
-    }
+    detail::RingPhase base = ring;
+    base.kind = detail::RingKind::kAllGather;
+    base.chunk = 64;
+    base.blocks = blocks;
+    base.in.mode = base.out.mode = detail::SegmentMap::Mode::kSplit;
+    base.in.total = base.out.total = total;
+    base.in.parts = base.out.parts = 8;
+    every_pair(base, [&](const auto& x, const auto& y, bool w) {
+      if (x.same_shape(y)) EXPECT_TRUE(w) << total << " at " << x.pos << " and " << y.pos;
+      if (total == 1000) EXPECT_TRUE(x.same_shape(y)) << "at " << x.pos << " and " << y.pos;
+    });
   }
   EXPECT_GT(alike, 0);
   EXPECT_GT(unlike, 0);

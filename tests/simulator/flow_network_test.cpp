@@ -60,6 +60,13 @@ std::map<std::uint32_t, std::int64_t> run(const std::vector<double>& capacity,
   return done;
 }
 
+// `n` link capacities drawn from 1 to 40 GB/s.
+std::vector<double> random_capacities(std::mt19937_64& rng, int n) {
+  std::vector<double> capacity;
+  for (int l = 0; l < n; ++l) capacity.push_back((1 + static_cast<double>(rng() % 40)) * 1e9);
+  return capacity;
+}
+
 RouteInfo route(std::uint32_t first, std::uint32_t count,
                 double cap = std::numeric_limits<double>::infinity()) {
   RouteInfo r;
@@ -205,10 +212,7 @@ TEST(FlowNetwork, TheCapShortcutAgreesWithTheFillingOnRandomNetworks) {
   int compared = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int nlinks = 1 + static_cast<int>(rng() % 6);
-    std::vector<double> capacity;
-    for (int l = 0; l < nlinks; ++l) {
-      capacity.push_back((1 + static_cast<double>(rng() % 40)) * 1e9);
-    }
+    const std::vector<double> capacity = random_capacities(rng, nlinks);
     std::vector<std::uint32_t> links;
     std::vector<RouteInfo> routes;
     const double cap = (1 + static_cast<double>(rng() % 12)) * 1e9;
@@ -322,17 +326,14 @@ std::map<std::uint32_t, double> reference_max_min(const std::vector<double>& cap
 // an instant's re-rating takes several starts and ends together. Three ways of filling (the
 // heap from the first round, the default, scanning throughout), and re-rating after every start
 // and end, all agree with the reference. Each re-timing of a class rounds its next end up to a
-// picosecond, so a flow's end may lag by up to one picosecond for each event before it: at most
-// 2 x 16 here, within the 40 ps allowed.
+// picosecond, so a flow's end may lag by up to one picosecond for each event before it, at most
+// 2 x 16 here, and the engine's end is a whole picosecond where the reference's is not: 33 ps.
 TEST(FlowNetwork, AnInstantIsRatedByMaxMinOverEveryFlowInFlight) {
   std::mt19937_64 rng(20261129);
   int compared = 0;
   for (int trial = 0; trial < 200; ++trial) {
     const int nlinks = 2 + static_cast<int>(rng() % 5);
-    std::vector<double> capacity;
-    for (int l = 0; l < nlinks; ++l) {
-      capacity.push_back((1 + static_cast<double>(rng() % 40)) * 1e9);
-    }
+    const std::vector<double> capacity = random_capacities(rng, nlinks);
     std::vector<std::uint32_t> links;
     std::vector<RouteInfo> routes;
     for (int r = 0; r < 12; ++r) {
@@ -357,7 +358,7 @@ TEST(FlowNetwork, AnInstantIsRatedByMaxMinOverEveryFlowInFlight) {
       const auto got = run(capacity, links, starts, true, settle_each, linear_rounds);
       ASSERT_EQ(got.size(), starts.size());
       for (const auto& [owner, ps] : got) {
-        EXPECT_NEAR(static_cast<double>(ps), want.at(owner), 40)
+        EXPECT_NEAR(static_cast<double>(ps), want.at(owner), 33)
             << "trial " << trial << " flow " << owner << " settle_each " << settle_each
             << " linear_rounds " << linear_rounds;
         ++compared;
