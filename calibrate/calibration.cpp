@@ -369,12 +369,15 @@ class PartResiduals {
   int next_ = 0;
 };
 
-// The least-squares problem over every set: one residual per row of each, in set order.
-LsqProblem joint_problem(const std::vector<FitSet>& sets,
-                         const std::vector<CostParameter>& params) {
+// The least-squares problem over the sets `keep` selects (every set where it is empty): one
+// residual per row of each, in set order.
+LsqProblem joint_problem(const std::vector<FitSet>& sets, const std::vector<CostParameter>& params,
+                         const std::vector<bool>& keep = {}) {
   auto parts = std::make_shared<std::vector<PartResiduals>>();
   LsqProblem p;  // bounds and steps: the first set's; x0 each parameter's start (start_of)
-  for (const FitSet& s : sets) {
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    if (!keep.empty() && !keep[k]) continue;
+    const FitSet& s = sets[k];
     LsqProblem part = fit_problem(*s.topo, s.start, params, s.cache, s.rows);
     if (parts->empty()) p = part;
     parts->emplace_back(std::move(part), params, s.topo->name());
@@ -446,10 +449,11 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   std::vector<FitRow> rows;  // every set's, in the residuals' order
   // Each row's cluster: sets of the same config are one cluster.
   std::vector<std::string> cluster_names;
-  std::vector<int> row_cluster;
+  std::vector<int> row_cluster, set_cluster;
   for (const FitSet& s : sets) {
     rows.insert(rows.end(), s.rows.begin(), s.rows.end());
-    row_cluster.insert(row_cluster.end(), s.rows.size(), group_of(cluster_names, s.topo->name()));
+    set_cluster.push_back(group_of(cluster_names, s.topo->name()));
+    row_cluster.insert(row_cluster.end(), s.rows.size(), set_cluster.back());
   }
   std::vector<CostParameter> params = fit_parameters(sets, protocols, cluster_names.size() > 1);
   hold_fixed(params, options.fixed);
@@ -467,6 +471,18 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
       hold_unshared_parameters(p, fit, params, row_cluster, static_cast<int>(cluster_names.size()),
                                options.max_cluster_share);
   const std::vector<bool> weak = hold_loose_parameters(p, fit, params, options.max_relative_sigma);
+  TransferCheck transfer;
+  if (options.cross_check) {
+    const auto without = [&](int cluster) {
+      std::vector<bool> keep;
+      for (int c : set_cluster) keep.push_back(c != cluster);
+      return joint_problem(sets, params, keep).residuals;
+    };
+    transfer = hold_untransferable_parameters(p, fit, params, row_cluster,
+                                              static_cast<int>(cluster_names.size()), without);
+    cal.cross_check = {transfer.clusters, 100 * transfer.fitted, 100 * transfer.prior,
+                       100 * transfer.kept};
+  }
   // The overlay carries the shared values and its own cluster's host, unless it is meant for a
   // cluster none of the rows came from (--shared-only), whose host none of them measured.
   const bool shared_only = options.max_cluster_share < 1.0;
@@ -482,6 +498,12 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
           "not shared: {}'s rows alone determine it ({:.0f}% of its information), so it is that "
           "cluster's own; prior kept",
           cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
+    } else if (!transfer.held.empty() && transfer.held[j] && !fit.free[j]) {
+      held = fmt::format(
+          "not transferable: fitted without each of {} clusters in turn, it predicted the one left "
+          "out worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior "
+          "kept",
+          transfer.clusters, 100 * transfer.with[j], 100 * transfer.without[j]);
     }
     cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
                                       start_of(sets, params[j]), rows, files,
@@ -528,6 +550,13 @@ void write_overlay(std::ostream& out, const Calibration& cal, const std::string&
   out << fmt::format(
       "  error_after: {{median_abs_pct: {:.2f}, p90_abs_pct: {:.2f}, max_abs_pct: {:.2f}}}\n",
       cal.after.median_abs_pct, cal.after.p90_abs_pct, cal.after.max_abs_pct);
+  if (cal.cross_check) {
+    const CrossCheck& x = *cal.cross_check;
+    out << fmt::format(
+        "  cross_check: {{clusters: {}, mean_abs_log_pct_all_fitted: {:.2f}, "
+        "mean_abs_log_pct_prior: {:.2f}, mean_abs_log_pct_kept: {:.2f}}}\n",
+        x.clusters, x.all_fitted, x.prior, x.kept);
+  }
   out << "  parameters:\n";
   for (const FittedParameter& p : cal.parameters) {
     out << fmt::format("    - path: {}\n", p.parameter.label());

@@ -61,6 +61,16 @@ struct FittedParameter {
   bool written = false;
 };
 
+// The leave-one-cluster-out check of a --shared-only fit (fit_holds.hpp,
+// hold_untransferable_parameters): each of `clusters` predicted by the fit on the others, its
+// score the mean over them of each one's mean |log(predicted / measured)|, in %.
+struct CrossCheck {
+  int clusters = 0;
+  double all_fitted = 0;  // every shared parameter at the value fitted without the cluster
+  double prior = 0;       // every one at its prior
+  double kept = 0;        // those the check kept
+};
+
 struct Calibration {
   CostParams start;
   CostParams fitted;
@@ -73,6 +83,7 @@ struct Calibration {
   int iterations = 0;
   int evaluations = 0;
   bool converged = false;
+  std::optional<CrossCheck> cross_check;  // CalibrateOptions::cross_check
 };
 
 struct CalibrateOptions {
@@ -88,6 +99,10 @@ struct CalibrateOptions {
   // that cluster's trait, not something the clusters share, and is held at its prior value.
   // 1 (the default) keeps every parameter the rows determine.
   double max_cluster_share = 1.0;
+  // Also for such a fit: fit without each cluster in turn and predict it, and hold at its prior
+  // every shared parameter whose fitted value predicts the clusters left out worse than the
+  // prior does (fit_holds.hpp, hold_untransferable_parameters).
+  bool cross_check = false;
 };
 
 Calibration calibrate(const Topology& topo, const std::vector<MeasurementFile>& files,

@@ -15,6 +15,13 @@ void refit(const LsqProblem& p, LsqResult& fit) {
   fit.iterations += iterations;
 }
 
+// The mean |residual| of the rows listed.
+double mean_abs(const Eigen::VectorXd& r, const std::vector<Eigen::Index>& rows) {
+  double sum = 0;
+  for (Eigen::Index i : rows) sum += std::abs(r[i]);
+  return rows.empty() ? 0.0 : sum / static_cast<double>(rows.size());
+}
+
 }  // namespace
 
 std::vector<double> information_by_group(const LsqResult& fit, Eigen::Index j,
@@ -88,6 +95,105 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
     refit(p, fit);
   }
   return weak;
+}
+
+TransferCheck hold_untransferable_parameters(
+    LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
+    const std::vector<int>& row_cluster, int clusters,
+    const std::function<ResidualsOf(int)>& residuals_without) {
+  const auto n = static_cast<Eigen::Index>(params.size());
+  TransferCheck check;
+  check.held.assign(params.size(), false);
+  check.with.assign(params.size(), 0.0);
+  check.without.assign(params.size(), 0.0);
+  if (clusters < 2) return check;
+  if (p.fixed.empty()) p.fixed.assign(params.size(), false);
+  const Eigen::VectorXd prior = p.prior.size() == n ? p.prior : p.x0;
+  std::vector<Eigen::Index> candidates;  // fitted, shared, and moved from the prior
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    if (fit.free[k] && params[k].cluster.empty() && fit.x[j] != prior[j]) candidates.push_back(j);
+  }
+  if (candidates.empty()) return check;
+
+  std::vector<std::vector<Eigen::Index>> rows_of(static_cast<std::size_t>(clusters));
+  for (std::size_t i = 0; i < row_cluster.size(); ++i) {
+    rows_of[static_cast<std::size_t>(row_cluster[i])].push_back(static_cast<Eigen::Index>(i));
+  }
+  // Each cluster that a candidate moves, and the parameters fitted without its rows.
+  struct Fold {
+    int cluster;
+    Eigen::VectorXd x;
+  };
+  std::vector<Fold> folds;
+  for (int c = 0; c < clusters; ++c) {
+    const std::vector<Eigen::Index>& rows = rows_of[static_cast<std::size_t>(c)];
+    const bool depends = std::any_of(rows.begin(), rows.end(), [&](Eigen::Index i) {
+      return std::any_of(candidates.begin(), candidates.end(),
+                         [&](Eigen::Index j) { return fit.jacobian(i, j) != 0; });
+    });
+    if (!depends) continue;
+    LsqProblem without = p;
+    without.residuals = residuals_without(c);
+    without.x0 = fit.x;  // a warm start; what the others' rows cannot determine goes to prior
+    const LsqResult f = robust_least_squares(without);
+    fit.evaluations += f.evaluations;
+    fit.iterations += f.iterations;
+    folds.push_back({c, f.x});
+  }
+  check.clusters = static_cast<int>(folds.size());
+  if (folds.empty()) return check;
+
+  // The check's score with the candidates `kept` at the values fitted without each cluster.
+  const auto score = [&](const std::vector<bool>& kept) {
+    double sum = 0;
+    for (const Fold& f : folds) {
+      Eigen::VectorXd x = prior;
+      for (Eigen::Index j : candidates) {
+        if (kept[static_cast<std::size_t>(j)]) x[j] = f.x[j];
+      }
+      sum += mean_abs(p.residuals(x), rows_of[static_cast<std::size_t>(f.cluster)]);
+    }
+    return sum / static_cast<double>(folds.size());
+  };
+  std::vector<bool> kept(params.size(), false);
+  for (Eigen::Index j : candidates) kept[static_cast<std::size_t>(j)] = true;
+  check.fitted = score(kept);
+  double current = check.fitted;
+  for (;;) {
+    Eigen::Index best = -1;
+    double best_score = current;
+    for (Eigen::Index j : candidates) {
+      const auto k = static_cast<std::size_t>(j);
+      if (!kept[k]) continue;
+      kept[k] = false;
+      const double s = score(kept);
+      kept[k] = true;
+      if (s < best_score) {
+        best = j;
+        best_score = s;
+      }
+    }
+    if (best < 0) break;
+    const auto k = static_cast<std::size_t>(best);
+    kept[k] = false;
+    check.held[k] = true;
+    check.with[k] = current;
+    check.without[k] = best_score;
+    current = best_score;
+  }
+  check.kept = current;
+  check.prior = score(std::vector<bool>(params.size(), false));
+
+  if (std::none_of(check.held.begin(), check.held.end(), [](bool h) { return h; })) return check;
+  p.x0 = fit.x;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    if (!check.held[static_cast<std::size_t>(j)]) continue;
+    p.fixed[static_cast<std::size_t>(j)] = true;
+    p.x0[j] = prior[j];
+  }
+  refit(p, fit);
+  return check;
 }
 
 }  // namespace collsim

@@ -2,10 +2,14 @@
 // the robust fit of least_squares.hpp):
 //   hold_unshared_parameters  one cluster's rows alone determine it (calibrate --shared-only)
 //   hold_loose_parameters     the rows pin it only loosely (a large standard error)
+//   hold_untransferable_parameters  fitted without a cluster, it predicts that cluster worse
+//                             than its prior (calibrate --shared-only)
 // Each holds what it finds (LsqProblem::fixed, at LsqProblem::prior, which must be set) and fits
 // the rest again.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,5 +41,32 @@ std::vector<std::pair<int, double>> hold_unshared_parameters(
 std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
                                         const std::vector<CostParameter>& params,
                                         double max_relative_sigma);
+
+// A fit meant for a cluster none of its rows came from predicts across clusters, and that can be
+// tried on the fit's own clusters before it is trusted: for each cluster c whose rows depend on
+// a fitted shared parameter, the same fit on the other clusters' rows alone (`residuals_without`:
+// the residuals of every row but c's, in order) predicts c's rows. A cluster's score is the mean
+// |log(predicted / measured)| of its rows; the check's score is the mean over the clusters.
+// Starting from every shared parameter at its fitted value (cluster c's prediction takes the
+// values fitted without c, the others their priors), the parameter whose return to its prior
+// lowers the score most goes back, and so on while one does: what the clusters' fits disagree
+// on, or what only mends one cluster's own misfit, does not carry over to the next cluster, and
+// is held at its prior; the rest is fitted again on every row. A cluster's own parameters
+// (CostParameter::cluster) are not the check's: a cluster left out has none fitted. Nothing is
+// held with fewer than two clusters.
+struct TransferCheck {
+  std::vector<bool> held;       // per parameter
+  std::vector<double> with;     // per held parameter: the score before it went back
+  std::vector<double> without;  // and after
+  int clusters = 0;             // clusters predicted (those whose rows depend on a candidate)
+  double fitted = 0;            // the score with every shared parameter fitted
+  double prior = 0;             // with every one at its prior
+  double kept = 0;              // with those kept fitted
+};
+using ResidualsOf = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
+TransferCheck hold_untransferable_parameters(
+    LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
+    const std::vector<int>& row_cluster, int clusters,
+    const std::function<ResidualsOf(int)>& residuals_without);
 
 }  // namespace collsim

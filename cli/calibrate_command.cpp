@@ -99,6 +99,13 @@ void print_json(const Topology& topo, const Calibration& cal, const std::string&
   }
   j["before"] = stats_json(cal.before);
   j["after"] = stats_json(cal.after);
+  if (cal.cross_check) {
+    const CrossCheck& x = *cal.cross_check;
+    j["cross_check"] = {{"clusters", x.clusters},
+                        {"mean_abs_log_error_pct_all_fitted", x.all_fitted},
+                        {"mean_abs_log_error_pct_prior", x.prior},
+                        {"mean_abs_log_error_pct_kept", x.kept}};
+  }
   j["skipped"] = cal.skipped;
   j["output"] = output;
   std::cout << j.dump(2) << "\n";
@@ -119,6 +126,7 @@ void run_calibrate(const CalibrateArgs& a) {
           "with --also CONFIG=FILE");
     }
     o.max_cluster_share = kSharedOnlyMaxShare;
+    o.cross_check = true;
   }
   const Calibration cal = calibrate(clusters, o);
 
@@ -144,6 +152,13 @@ void run_calibrate(const CalibrateArgs& a) {
   }
   print_stats("before", cal.before);
   print_stats("after", cal.after);
+  if (cal.cross_check) {
+    const CrossCheck& x = *cal.cross_check;
+    fmt::print(
+        "check    each of {} clusters fitted without: mean |log error| {:.1f}% all fitted, "
+        "{:.1f}% none, {:.1f}% as kept\n",
+        x.clusters, x.all_fitted, x.prior, x.kept);
+  }
   for (std::size_t i = 0; i < cal.skipped.size() && i < 5; ++i) {
     fmt::print("skipped     {}\n", cal.skipped[i]);
   }
@@ -168,9 +183,11 @@ void register_calibrate(CLI::App& app) {
                   "CONFIG=FILE: also fit FILE's rows measured on cluster CONFIG; every parameter "
                   "takes one value for all the clusters (a fit of what they share)");
   cmd->add_flag("--shared-only", args->shared_only,
-                fmt::format("with --also: hold at its prior every parameter more than {:.0f}% of "
-                            "whose information comes from one cluster's rows (that cluster's own "
-                            "trait), for a fit meant for a cluster the fit has not seen",
+                fmt::format("with --also, for a fit meant for a cluster the fit has not seen: "
+                            "hold at its prior every parameter more than {:.0f}% of whose "
+                            "information comes from one cluster's rows (that cluster's own "
+                            "trait), and every one that, fitted without each cluster in turn, "
+                            "predicts the cluster left out worse than its prior",
                             100 * kSharedOnlyMaxShare));
   cmd->add_option("--fix", args->fixed,
                   "hold these parameters at their starting values (the config's, or the defaults "

@@ -54,7 +54,7 @@ def loco_shared_only():
     """Whether every leave-one-class-out fit was `--shared-only`, and the parameters each fit
     kept (fitted, shared), held as one cluster's own, and fitted as one cluster's host (never
     written to the overlay), summed over the distinct fits."""
-    every, kept, unshared, hosts, seen = True, 0, 0, 0, set()
+    every, kept, unshared, untransferable, hosts, seen = True, 0, 0, 0, 0, set()
     for path in sorted(glob.glob(f"{out_dir}/*.loco.yaml")):
         with open(path) as f:
             text = f.read()
@@ -66,8 +66,9 @@ def loco_shared_only():
         host = text.count("'s host, not shared: ")
         kept += text.count("\n      value: ") - host
         unshared += text.count('determined_by: "not shared: ')
+        untransferable += text.count('determined_by: "not transferable: ')
         hosts += host
-    return every and bool(seen), kept, unshared, hosts
+    return every and bool(seen), kept, unshared, untransferable, hosts
 
 
 def headline():
@@ -96,14 +97,17 @@ def headline():
                    "tables that measured a setup rather than the hardware, which a joint fit "
                    "would pass on to every class (docs/calibration.md, *Known limits*); those "
                    "classes are still fitted and validated on them.\n")
-    shared_only, kept, unshared, hosts = loco_shared_only()
+    shared_only, kept, unshared, untransferable, hosts = loco_shared_only()
     if shared_only:
         out.append("Each leave-one-class-out fit is `--shared-only` (docs/calibration.md): a "
                    "parameter that one training cluster's rows alone determine (more than 80 % "
                    "of its information) describes that cluster, not the class predicted, and "
-                   "stays at the class's default. Over the distinct fits, "
-                   f"{kept} parameter values were fitted and {unshared} held as one cluster's "
-                   "own. The host's costs (`host_launch`, `host_channel`) are each training "
+                   "stays at the class's default; so does one that, fitted without each training "
+                   "cluster in turn, predicts the cluster left out worse than the default does "
+                   "(a leave-one-cluster-out check inside the training classes, which never sees "
+                   "the class predicted). Over the distinct fits, "
+                   f"{kept} parameter values were fitted, {unshared} held as one cluster's "
+                   f"own and {untransferable} as not transferable. The host's costs (`host_launch`, `host_channel`) are each training "
                    f"cluster's own in these fits ({hosts} fitted), never the class's: the class "
                    "predicted keeps its defaults.\n")
     out += ["| class | leave one class out | uncalibrated | NCCL model |",

@@ -221,6 +221,66 @@ TEST(Calibration, SharedOnlyHoldsWhatOneClusterAloneDetermines) {
   EXPECT_GT(launch.fit_sigma, 0);
 }
 
+// The cross-check of a fit meant for another cluster (CalibrateOptions::cross_check): a shared
+// parameter whose value differs from cluster to cluster (here the launch, 15 us on one and 3 us
+// on the other, 8.4 us the prior) predicts each cluster worse when fitted on the other than its
+// prior does, so it is held and says why; where the clusters agree (15 us on both) it carries
+// over, and stays fitted at the value they share.
+TEST(Calibration, CrossCheckHoldsWhatTheClustersDisagreeOn) {
+  const Topology nvlink = load_topology("h100-nvlink-4");
+  const Topology pcie = load_topology("pcie-2gpu");
+  const auto clusters_with = [&](double nvlink_launch_us, double pcie_launch_us, Normal& noise) {
+    const auto truth = [](const Topology& topo, double launch_us) {
+      CostParams t = cost_params(topo);
+      t.protocol(Protocol::kSimple).launch = us(launch_us);
+      return t;
+    };
+    const CostParams a = truth(nvlink, nvlink_launch_us), b = truth(pcie, pcie_launch_us);
+    return std::vector<ClusterMeasurements>{
+        {&nvlink,
+         {synthetic(nvlink, Collective::kAllReduce, a, noise, 0.01),
+          synthetic(nvlink, Collective::kAllGather, a, noise, 0.01)}},
+        {&pcie,
+         {synthetic(pcie, Collective::kAllReduce, b, noise, 0.01),
+          synthetic(pcie, Collective::kAllGather, b, noise, 0.01)}}};
+  };
+  const auto launch_of = [](const Calibration& cal) {
+    for (const FittedParameter& p : cal.parameters) {
+      if (p.parameter.path() == "protocols.simple.launch") return p;
+    }
+    ADD_FAILURE() << "no protocols.simple.launch";
+    return FittedParameter{};
+  };
+  CalibrateOptions options;  // the check alone: each launch is mostly one cluster's information
+  options.cross_check = true;
+  Normal noise(2027);
+
+  const Calibration disagree = calibrate(clusters_with(15, 3, noise), options);
+  std::ostringstream report;
+  write_overlay(report, disagree, "h100-nvlink-4", "test");
+  SCOPED_TRACE(report.str());
+  const FittedParameter held = launch_of(disagree);
+  EXPECT_FALSE(held.fitted);
+  EXPECT_TRUE(held.determined_by.starts_with("not transferable: ")) << held.determined_by;
+  ASSERT_TRUE(disagree.cross_check.has_value());
+  EXPECT_EQ(disagree.cross_check->clusters, 2);
+  EXPECT_LT(disagree.cross_check->kept, disagree.cross_check->all_fitted);
+  EXPECT_NE(report.str().find("cross_check: {clusters: 2"), std::string::npos);
+  // Without the check the same rows fit it: the check is what holds it.
+  CalibrateOptions unchecked = options;
+  unchecked.cross_check = false;
+  const Calibration fitted = calibrate(clusters_with(15, 3, noise), unchecked);
+  EXPECT_TRUE(launch_of(fitted).fitted) << launch_of(fitted).determined_by;
+  EXPECT_FALSE(fitted.cross_check.has_value());
+
+  const Calibration agree = calibrate(clusters_with(15, 15, noise), options);
+  const FittedParameter kept = launch_of(agree);
+  ASSERT_TRUE(kept.fitted) << kept.determined_by;
+  EXPECT_NEAR(kept.fit_value, 15.0, 3 * kept.fit_sigma);
+  ASSERT_TRUE(agree.cross_check.has_value());
+  EXPECT_LT(agree.cross_check->kept, agree.cross_check->prior);
+}
+
 // The fit predicts rows above exact_limit from two smaller simulations; in the bandwidth-bound
 // regime that extrapolation agrees with simulating the row itself.
 TEST(Calibration, LargeRowExtrapolationMatchesFullSimulation) {

@@ -125,8 +125,8 @@ TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
 
 // --shared-only, for a fit meant for a cluster none of whose rows it has: what one cluster's rows
 // alone determine (the PCIe hop latency, only pcie-2gpu has PCIe hops) is held at its prior and
-// says so; what both determine (the LL launch, with the H100s' small messages) is fitted. It
-// needs --also.
+// says so; what both determine (the LL launch, with the H100s' small messages) is fitted, and
+// carries over from each cluster to the other. It needs --also.
 TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
   const std::string overlay = ::testing::TempDir() + "shared.yaml";
   const auto c = joint_fit(overlay, " --also dgx-h100=" + kH100Small + " --shared-only");
@@ -144,6 +144,10 @@ TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
   const std::string launch = entry("protocols.ll.launch");
   EXPECT_NE(launch.find("value:"), std::string::npos) << text;
   EXPECT_NE(c.out.find("not shared: "), std::string::npos) << "the table says it too\n" << c.out;
+  // It also checks its transfer, fitting without each cluster in turn (both depend on the
+  // launch), and records the check's scores.
+  EXPECT_NE(text.find("  cross_check: {clusters: 2, "), std::string::npos) << text;
+  EXPECT_NE(c.out.find("check    each of 2 clusters fitted without: "), std::string::npos) << c.out;
 
   const auto bad = run_collsim("calibrate pcie-2gpu --measurements " + kAllReduce +
                                " --shared-only -o " + overlay);
