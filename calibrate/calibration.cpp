@@ -472,7 +472,9 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
                                options.max_cluster_share);
   const std::vector<bool> weak = hold_loose_parameters(p, fit, params, options.max_relative_sigma);
   TransferCheck transfer;
-  if (options.cross_check) {
+  std::string check_unit;
+  if (options.cross_check && cluster_names.size() > 1) {
+    // Each cluster left out in turn: the others' sets alone, simulated without its rows.
     const auto without = [&](int cluster) {
       std::vector<bool> keep;
       for (int c : set_cluster) keep.push_back(c != cluster);
@@ -480,7 +482,31 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
     };
     transfer = hold_untransferable_parameters(p, fit, params, row_cluster,
                                               static_cast<int>(cluster_names.size()), without);
-    cal.cross_check = {transfer.clusters, 100 * transfer.fitted, 100 * transfer.prior,
+    check_unit = "clusters";
+  } else if (options.cross_check) {
+    // One cluster: each file left out in turn (another collective, another size range).
+    std::vector<std::string> paths;
+    std::vector<int> row_file;
+    for (const FitRow& r : rows) row_file.push_back(group_of(paths, files[r.file].path));
+    const auto without = [&p, row_file](int file) -> ResidualsOf {
+      std::vector<Eigen::Index> keep;
+      for (std::size_t i = 0; i < row_file.size(); ++i) {
+        if (row_file[i] != file) keep.push_back(static_cast<Eigen::Index>(i));
+      }
+      return [all = p.residuals, keep](const Eigen::VectorXd& x) {
+        const Eigen::VectorXd r = all(x);
+        Eigen::VectorXd out(static_cast<Eigen::Index>(keep.size()));
+        for (std::size_t i = 0; i < keep.size(); ++i)
+          out[static_cast<Eigen::Index>(i)] = r[keep[i]];
+        return out;
+      };
+    };
+    transfer = hold_untransferable_parameters(p, fit, params, row_file,
+                                              static_cast<int>(paths.size()), without);
+    check_unit = "files";
+  }
+  if (options.cross_check) {
+    cal.cross_check = {check_unit, transfer.clusters, 100 * transfer.fitted, 100 * transfer.prior,
                        100 * transfer.kept};
   }
   // The overlay carries the shared values and its own cluster's host, unless it is meant for a
@@ -500,10 +526,9 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
           cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
     } else if (!transfer.held.empty() && transfer.held[j] && !fit.free[j]) {
       held = fmt::format(
-          "not transferable: fitted without each of {} clusters in turn, it predicted the one left "
-          "out worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior "
-          "kept",
-          transfer.clusters, 100 * transfer.with[j], 100 * transfer.without[j]);
+          "not transferable: fitted without each of {} {} in turn, it predicted the one left out "
+          "worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior kept",
+          transfer.clusters, check_unit, 100 * transfer.with[j], 100 * transfer.without[j]);
     }
     cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
                                       start_of(sets, params[j]), rows, files,
@@ -550,12 +575,12 @@ void write_overlay(std::ostream& out, const Calibration& cal, const std::string&
   out << fmt::format(
       "  error_after: {{median_abs_pct: {:.2f}, p90_abs_pct: {:.2f}, max_abs_pct: {:.2f}}}\n",
       cal.after.median_abs_pct, cal.after.p90_abs_pct, cal.after.max_abs_pct);
-  if (cal.cross_check) {
+  if (cal.cross_check && cal.cross_check->left_out > 0) {
     const CrossCheck& x = *cal.cross_check;
     out << fmt::format(
-        "  cross_check: {{clusters: {}, mean_abs_log_pct_all_fitted: {:.2f}, "
+        "  cross_check: {{{}: {}, mean_abs_log_pct_all_fitted: {:.2f}, "
         "mean_abs_log_pct_prior: {:.2f}, mean_abs_log_pct_kept: {:.2f}}}\n",
-        x.clusters, x.all_fitted, x.prior, x.kept);
+        x.unit, x.left_out, x.all_fitted, x.prior, x.kept);
   }
   out << "  parameters:\n";
   for (const FittedParameter& p : cal.parameters) {

@@ -61,11 +61,13 @@ struct FittedParameter {
   bool written = false;
 };
 
-// The leave-one-cluster-out check of a --shared-only fit (fit_holds.hpp,
-// hold_untransferable_parameters): each of `clusters` predicted by the fit on the others, its
-// score the mean over them of each one's mean |log(predicted / measured)|, in %.
+// The cross-check of a fit (CalibrateOptions::cross_check; fit_holds.hpp,
+// hold_untransferable_parameters): each of `left_out` clusters (or, in a fit of one cluster,
+// files) predicted by the fit on the others, its score the mean over them of each one's mean
+// |log(predicted / measured)|, in %.
 struct CrossCheck {
-  int clusters = 0;
+  std::string unit;  // "clusters" or "files"
+  int left_out = 0;
   double all_fitted = 0;  // every shared parameter at the value fitted without the cluster
   double prior = 0;       // every one at its prior
   double kept = 0;        // those the check kept
@@ -99,9 +101,11 @@ struct CalibrateOptions {
   // that cluster's trait, not something the clusters share, and is held at its prior value.
   // 1 (the default) keeps every parameter the rows determine.
   double max_cluster_share = 1.0;
-  // Also for such a fit: fit without each cluster in turn and predict it, and hold at its prior
-  // every shared parameter whose fitted value predicts the clusters left out worse than the
-  // prior does (fit_holds.hpp, hold_untransferable_parameters).
+  // Fit without each cluster in turn (in a fit of one cluster, each file: another collective or
+  // size range) and predict it, and hold at its prior every parameter, other than a cluster's
+  // own host, whose fitted value predicts what was left out worse than the prior does
+  // (fit_holds.hpp, hold_untransferable_parameters). Part of a fit for a cluster none of the
+  // rows came from (calibrate --shared-only); calibrate --cross-check asks for it anywhere.
   bool cross_check = false;
 };
 

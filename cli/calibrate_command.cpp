@@ -33,6 +33,7 @@ struct CalibrateArgs {
   std::string format = "table";
   std::vector<std::string> also;  // "CONFIG=FILE": rows of another cluster, fitted jointly
   bool shared_only = false;       // hold what one cluster alone determines (CalibrateOptions)
+  bool cross_check = false;       // hold what does not carry over to a cluster or file left out
   std::vector<std::string> fixed;  // --fix: parameters held at their starting values
   std::string command_line;
 };
@@ -101,7 +102,7 @@ void print_json(const Topology& topo, const Calibration& cal, const std::string&
   j["after"] = stats_json(cal.after);
   if (cal.cross_check) {
     const CrossCheck& x = *cal.cross_check;
-    j["cross_check"] = {{"clusters", x.clusters},
+    j["cross_check"] = {{x.unit, x.left_out},
                         {"mean_abs_log_error_pct_all_fitted", x.all_fitted},
                         {"mean_abs_log_error_pct_prior", x.prior},
                         {"mean_abs_log_error_pct_kept", x.kept}};
@@ -119,6 +120,7 @@ void run_calibrate(const CalibrateArgs& a) {
   for (const OtherCluster& c : others) clusters.push_back({&c.topo, c.files});
   CalibrateOptions o;
   o.fixed = a.fixed;
+  o.cross_check = a.cross_check;
   if (a.shared_only) {
     if (a.also.empty()) {
       throw RequestError(
@@ -152,12 +154,15 @@ void run_calibrate(const CalibrateArgs& a) {
   }
   print_stats("before", cal.before);
   print_stats("after", cal.after);
-  if (cal.cross_check) {
+  if (cal.cross_check && cal.cross_check->left_out == 0) {
+    fmt::print("check    nothing to leave out: one {} of rows, or no value fitted\n",
+               cal.cross_check->unit == "files" ? "file" : "cluster");
+  } else if (cal.cross_check) {
     const CrossCheck& x = *cal.cross_check;
     fmt::print(
-        "check    each of {} clusters fitted without: mean |log error| {:.1f}% all fitted, "
+        "check    each of {} {} fitted without: mean |log error| {:.1f}% all fitted, "
         "{:.1f}% none, {:.1f}% as kept\n",
-        x.clusters, x.all_fitted, x.prior, x.kept);
+        x.left_out, x.unit, x.all_fitted, x.prior, x.kept);
   }
   for (std::size_t i = 0; i < cal.skipped.size() && i < 5; ++i) {
     fmt::print("skipped     {}\n", cal.skipped[i]);
@@ -189,6 +194,10 @@ void register_calibrate(CLI::App& app) {
                             "trait), and every one that, fitted without each cluster in turn, "
                             "predicts the cluster left out worse than its prior",
                             100 * kSharedOnlyMaxShare));
+  cmd->add_flag("--cross-check", args->cross_check,
+                "fit again without each cluster (in a fit of one cluster, each file) in turn and "
+                "predict it; hold at its prior every parameter whose fitted value predicts what "
+                "was left out worse than its prior does (--shared-only does this too)");
   cmd->add_option("--fix", args->fixed,
                   "hold these parameters at their starting values (the config's, or the defaults "
                   "with --default-costs): costs: paths or shell patterns, e.g. "
@@ -202,6 +211,7 @@ void register_calibrate(CLI::App& app) {
     for (const auto& m : args->measurements.files) args->command_line += " --measurements " + m;
     for (const auto& m : args->also) args->command_line += " --also " + m;
     if (args->shared_only) args->command_line += " --shared-only";
+    if (args->cross_check) args->command_line += " --cross-check";
     for (const auto& f : args->fixed) args->command_line += " --fix '" + f + "'";
     if (!args->measurements.op.empty()) args->command_line += " --op " + args->measurements.op;
     if (!args->measurements.min_bytes.empty()) {

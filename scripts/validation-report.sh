@@ -8,7 +8,9 @@
 #
 # Every fit starts from the NCCL-sourced default costs (--default-costs), not from the presets'
 # shipped calibration (which is these very overlays), so the "uncalibrated" column means what it
-# says and a preset's values can be checked against the overlay that produced them.
+# says and a preset's values can be checked against the overlay that produced them. Each is
+# --cross-check: with two or more training tables, what one of them does not carry over to
+# when fitted without it stays at its default (docs/calibration.md).
 #
 # Leave one class out: for each class, one joint fit (calibrate --also) on the training tables of
 # every OTHER hardware family, with one value of each parameter for all of them, then validated on
@@ -87,7 +89,7 @@ run_class() {
   else
     echo "== $name: calibrate $config on: $train" >&2
     # shellcheck disable=SC2086
-    "$COLLSIM" calibrate "$config" --default-costs $train -o "$OUT/$name.yaml" \
+    "$COLLSIM" calibrate "$config" --default-costs $train --cross-check -o "$OUT/$name.yaml" \
       > "$OUT/$name.calibrate.txt"
   fi
   for model in sim nccl; do

@@ -263,7 +263,8 @@ TEST(Calibration, CrossCheckHoldsWhatTheClustersDisagreeOn) {
   EXPECT_FALSE(held.fitted);
   EXPECT_TRUE(held.determined_by.starts_with("not transferable: ")) << held.determined_by;
   ASSERT_TRUE(disagree.cross_check.has_value());
-  EXPECT_EQ(disagree.cross_check->clusters, 2);
+  EXPECT_EQ(disagree.cross_check->unit, "clusters");
+  EXPECT_EQ(disagree.cross_check->left_out, 2);
   EXPECT_LT(disagree.cross_check->kept, disagree.cross_check->all_fitted);
   EXPECT_NE(report.str().find("cross_check: {clusters: 2"), std::string::npos);
   // Without the check the same rows fit it: the check is what holds it.
@@ -279,6 +280,53 @@ TEST(Calibration, CrossCheckHoldsWhatTheClustersDisagreeOn) {
   EXPECT_NEAR(kept.fit_value, 15.0, 3 * kept.fit_sigma);
   ASSERT_TRUE(agree.cross_check.has_value());
   EXPECT_LT(agree.cross_check->kept, agree.cross_check->prior);
+}
+
+// In a fit of one cluster the cross-check leaves out each file in turn: an AllReduce table and
+// an AllGather table of one box whose launches differ (15 us and 3 us, as a host that issues
+// one faster than the other would show) do not carry the launch over to each other, and it is
+// held; with one launch for both it is fitted.
+TEST(Calibration, CrossCheckOfOneClusterLeavesOutEachFile) {
+  const Topology topo = load_topology("h100-nvlink-4");
+  const auto truth = [&](double launch_us) {
+    CostParams t = cost_params(topo);
+    t.protocol(Protocol::kSimple).launch = us(launch_us);
+    return t;
+  };
+  const auto launch_of = [](const Calibration& cal) {
+    for (const FittedParameter& p : cal.parameters) {
+      if (p.parameter.path() == "protocols.simple.launch") return p;
+    }
+    ADD_FAILURE() << "no protocols.simple.launch";
+    return FittedParameter{};
+  };
+  CalibrateOptions options;
+  options.cross_check = true;
+  Normal noise(2028);
+  const Calibration disagree =
+      calibrate(topo,
+                {synthetic(topo, Collective::kAllReduce, truth(15), noise, 0.01),
+                 synthetic(topo, Collective::kAllGather, truth(3), noise, 0.01)},
+                options);
+  std::ostringstream report;
+  write_overlay(report, disagree, "h100-nvlink-4", "test");
+  SCOPED_TRACE(report.str());
+  ASSERT_TRUE(disagree.cross_check.has_value());
+  EXPECT_EQ(disagree.cross_check->unit, "files");
+  EXPECT_EQ(disagree.cross_check->left_out, 2);
+  const FittedParameter held = launch_of(disagree);
+  EXPECT_FALSE(held.fitted);
+  EXPECT_TRUE(held.determined_by.starts_with("not transferable: fitted without each of 2 files"))
+      << held.determined_by;
+
+  const Calibration agree =
+      calibrate(topo,
+                {synthetic(topo, Collective::kAllReduce, truth(15), noise, 0.01),
+                 synthetic(topo, Collective::kAllGather, truth(15), noise, 0.01)},
+                options);
+  const FittedParameter kept = launch_of(agree);
+  ASSERT_TRUE(kept.fitted) << kept.determined_by;
+  EXPECT_NEAR(kept.fit_value, 15.0, 3 * kept.fit_sigma);
 }
 
 // The fit predicts rows above exact_limit from two smaller simulations; in the bandwidth-bound

@@ -157,6 +157,29 @@ TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
       << bad.err;
 }
 
+// --cross-check in a fit of one cluster leaves out each file in turn (here the PCIe box's
+// AllReduce and AllGather tables), says so in the table, and records its scores in the overlay;
+// with one file there is nothing to leave out, which the table says, and the overlay records
+// no check.
+TEST(CalibrateCli, CrossCheckLeavesOutEachFileOfOneCluster) {
+  const std::string overlay = ::testing::TempDir() + "cross-check.yaml";
+  const auto two = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
+                               " --measurements " + kAllGather + " --cross-check -o " + overlay);
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_NE(two.out.find("check    each of 2 files fitted without: "), std::string::npos)
+      << two.out;
+  const std::string text = read_text(overlay);
+  EXPECT_NE(text.find("  cross_check: {files: 2, "), std::string::npos) << text;
+  EXPECT_NE(text.find(" --cross-check -o "), std::string::npos) << "the command records it";
+
+  const auto one = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
+                               " --cross-check -o " + overlay);
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_NE(one.out.find("check    nothing to leave out: one file of rows"), std::string::npos)
+      << one.out;
+  EXPECT_EQ(read_text(overlay).find("cross_check:"), std::string::npos);
+}
+
 // The host's costs are each cluster's own in a joint fit: one thread issuing for 4 H100s and
 // another host's thread issuing for 8 A100s (every row up to 1 MiB bound by those launches) each
 // keep the host_launch that cluster's rows give alone. The overlay sets its own config's host, and
