@@ -74,7 +74,9 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
   const auto n = static_cast<Eigen::Index>(params.size());
   std::vector<bool> weak(params.size(), false);
   if (p.fixed.empty()) p.fixed.assign(params.size(), false);
-  for (int round = 0; round < 4; ++round) {
+  // One parameter a round, until none is loose: a loose one left fitted is written to the
+  // overlay as a calibration it is not.
+  for (Eigen::Index round = 0; round < n; ++round) {
     Eigen::Index worst = -1;
     double worst_rel = max_relative_sigma;
     for (Eigen::Index j = 0; j < n; ++j) {

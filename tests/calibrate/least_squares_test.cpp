@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "calibrate/calibration.hpp"
+#include "calibrate/fit_holds.hpp"
 
 namespace collsim {
 namespace {
@@ -103,6 +104,35 @@ TEST(LeastSquares, AParameterNotFittedHoldsItsPrior) {
   ASSERT_FALSE(r.free[1]);
   EXPECT_EQ(r.x[1], 1);
   EXPECT_NEAR(r.x[0], 2, 1e-6);
+}
+
+// Six parameters, each the mean of its own three rows, which scatter by +-1 around 0.1: every
+// one is loose (a standard error far above half its value), and every one is held at its prior,
+// however many there are.
+TEST(FitHolds, EveryLooseParameterIsHeld) {
+  constexpr int kParams = 6;
+  LsqProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(3 * kParams);
+    for (int j = 0; j < kParams; ++j) {
+      for (int i = 0; i < 3; ++i) r[3 * j + i] = x[j] - (0.1 + (i - 1) * (1.0 + 0.1 * j));
+    }
+    return r;
+  };
+  p.x0 = Eigen::VectorXd::Constant(kParams, 0.5);
+  p.prior = p.x0;
+  p.lower = Eigen::VectorXd::Constant(kParams, -10);
+  p.upper = Eigen::VectorXd::Constant(kParams, 10);
+  p.step = Eigen::VectorXd::Constant(kParams, 1e-3);
+  LsqResult fit = robust_least_squares(p);
+  for (int j = 0; j < kParams; ++j) ASSERT_TRUE(fit.free[static_cast<std::size_t>(j)]) << j;
+  const std::vector<CostParameter> params(kParams, CostParameter{{CostField::Kind::kHostLaunch}});
+  const std::vector<bool> weak = hold_loose_parameters(p, fit, params, 0.5);
+  for (int j = 0; j < kParams; ++j) {
+    EXPECT_TRUE(weak[static_cast<std::size_t>(j)]) << j;
+    EXPECT_FALSE(fit.free[static_cast<std::size_t>(j)]) << j;
+    EXPECT_EQ(fit.x[j], 0.5) << j;
+  }
 }
 
 // One wild outlier among 20 points barely moves a Huber fit; it would move a plain mean by 0.5.
