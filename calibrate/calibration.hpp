@@ -68,7 +68,7 @@ struct FittedParameter {
 struct CrossCheck {
   std::string unit;  // "clusters" or "files"
   int left_out = 0;
-  double all_fitted = 0;  // every shared parameter at the value fitted without the cluster
+  double all_fitted = 0;  // every one checked at the value fitted without what is predicted
   double prior = 0;       // every one at its prior
   double kept = 0;        // those the check kept
 };

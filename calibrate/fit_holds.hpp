@@ -2,14 +2,14 @@
 // the robust fit of least_squares.hpp):
 //   hold_unshared_parameters  one cluster's rows alone determine it (calibrate --shared-only)
 //   hold_loose_parameters     the rows pin it only loosely (a large standard error)
-//   hold_untransferable_parameters  fitted without a cluster, it predicts that cluster worse
-//                             than its prior (calibrate --shared-only)
+//   hold_untransferable_parameters  fitted without a cluster (or a file), it predicts what was
+//                             left out worse than its prior (calibrate --shared-only,
+//                             --cross-check)
 // Each holds what it finds (LsqProblem::fixed, at LsqProblem::prior, which must be set) and fits
 // the rest again.
 #pragma once
 
 #include <functional>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,12 +53,13 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
 // on, or what only mends one cluster's own misfit, does not carry over to the next cluster, and
 // is held at its prior; the rest is fitted again on every row. A cluster's own parameters
 // (CostParameter::cluster) are not the check's: a cluster left out has none fitted. Nothing is
-// held with fewer than two clusters.
+// held with fewer than two clusters. The groups left out are whatever `row_cluster` numbers:
+// calibration.cpp passes each row's file instead where the fit has one cluster.
 struct TransferCheck {
   std::vector<bool> held;       // per parameter
   std::vector<double> with;     // per held parameter: the score before it went back
   std::vector<double> without;  // and after
-  int clusters = 0;             // clusters predicted (those whose rows depend on a candidate)
+  int clusters = 0;             // groups predicted (those whose rows depend on a candidate)
   double fitted = 0;            // the score with every shared parameter fitted
   double prior = 0;             // with every one at its prior
   double kept = 0;              // with those kept fitted
