@@ -107,7 +107,8 @@ def headline():
                    "(a leave-one-cluster-out check inside the training classes, which never sees "
                    "the class predicted). Over the distinct fits, "
                    f"{kept} parameter values were fitted, {unshared} held as one cluster's "
-                   f"own and {untransferable} as not transferable. The host's costs (`host_launch`, `host_channel`) are each training "
+                   f"own and {untransferable} as not transferable. The host's costs "
+                   "(`host_launch`, `host_channel`) are each training "
                    f"cluster's own in these fits ({hosts} fitted), never the class's: the class "
                    "predicted keeps its defaults.\n")
     out += ["| class | leave one class out | uncalibrated | NCCL model |",
@@ -154,8 +155,8 @@ lines.append("For each hardware class with a collsim preset, `collsim calibrate 
              "a parameter that, fitted without one of them, predicts it worse than its default "
              "does is held at the default; docs/calibration.md), and `collsim validate` "
              "compares the calibrated prediction with the *validation* tables: another "
-             "collective, GPU count or size range, never a row the fit saw. Errors are (predicted - measured) / measured of "
-             "the out-of-place time, every row from 8 B up. Each cell: median / p90 / max "
+             "collective, GPU count or size range, never a row the fit saw. Errors are "
+             "(predicted - measured) / measured of the out-of-place time, every row from 8 B up. Each cell: median / p90 / max "
              "absolute error in %, and (rows).\n")
 lines.append("- **collsim** — the calibrated simulation, with the algorithm and protocol the "
              "table forced, or NCCL's own choice (`--select nccl`), NVLS, NVLSTree, PAT and "
