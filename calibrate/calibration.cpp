@@ -189,14 +189,23 @@ int group_of(std::vector<std::string>& names, const std::string& name) {
   return static_cast<int>(at - names.begin());
 }
 
+// Each row's file, numbered in order of appearance (`paths` gets each file's path once): the
+// parts of a file of several collectives are one file.
+std::vector<int> row_files(const std::vector<FitRow>& rows,
+                           const std::vector<MeasurementFile>& files,
+                           std::vector<std::string>& paths) {
+  std::vector<int> row_file;
+  for (const FitRow& r : rows) row_file.push_back(group_of(paths, files[r.file].path));
+  return row_file;
+}
+
 // The files that carry at least 5 % of the information on parameter j (sum over their rows of
 // w J^2): "a.txt 72%, b.txt 28%"; the parts of a file of several collectives count as one.
 std::string information_shares(const LsqResult& fit, Eigen::Index j,
                                const std::vector<FitRow>& rows,
                                const std::vector<MeasurementFile>& files) {
   std::vector<std::string> paths;
-  std::vector<int> row_path;
-  for (const FitRow& r : rows) row_path.push_back(group_of(paths, files[r.file].path));
+  const std::vector<int> row_path = row_files(rows, files, paths);
   const std::vector<double> share =
       information_by_group(fit, j, row_path, static_cast<int>(paths.size()));
   std::vector<std::string> parts;
@@ -472,42 +481,23 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
                                options.max_cluster_share);
   const std::vector<bool> weak = hold_loose_parameters(p, fit, params, options.max_relative_sigma);
   TransferCheck transfer;
-  std::string check_unit;
-  if (options.cross_check && cluster_names.size() > 1) {
-    // Each cluster left out in turn: the others' sets alone, simulated without its rows.
-    const auto without = [&](int cluster) {
+  if (options.cross_check) {
+    // Each cluster left out in turn, the others' sets simulated alone; in a fit of one cluster,
+    // each file (another collective, another size range).
+    const bool by_cluster = cluster_names.size() > 1;
+    std::vector<std::string> paths;
+    const std::vector<int> row_file = row_files(rows, files, paths);
+    const auto without = [&](int group) -> ResidualsOf {
+      if (!by_cluster) return rows_outside(p.residuals, row_file, group);
       std::vector<bool> keep;
-      for (int c : set_cluster) keep.push_back(c != cluster);
+      for (int c : set_cluster) keep.push_back(c != group);
       return joint_problem(sets, params, keep).residuals;
     };
-    transfer = hold_untransferable_parameters(p, fit, params, row_cluster,
-                                              static_cast<int>(cluster_names.size()), without);
-    check_unit = "clusters";
-  } else if (options.cross_check) {
-    // One cluster: each file left out in turn (another collective, another size range).
-    std::vector<std::string> paths;
-    std::vector<int> row_file;
-    for (const FitRow& r : rows) row_file.push_back(group_of(paths, files[r.file].path));
-    const auto without = [&p, row_file](int file) -> ResidualsOf {
-      std::vector<Eigen::Index> keep;
-      for (std::size_t i = 0; i < row_file.size(); ++i) {
-        if (row_file[i] != file) keep.push_back(static_cast<Eigen::Index>(i));
-      }
-      return [all = p.residuals, keep](const Eigen::VectorXd& x) {
-        const Eigen::VectorXd r = all(x);
-        Eigen::VectorXd out(static_cast<Eigen::Index>(keep.size()));
-        for (std::size_t i = 0; i < keep.size(); ++i)
-          out[static_cast<Eigen::Index>(i)] = r[keep[i]];
-        return out;
-      };
-    };
-    transfer = hold_untransferable_parameters(p, fit, params, row_file,
-                                              static_cast<int>(paths.size()), without);
-    check_unit = "files";
-  }
-  if (options.cross_check) {
-    cal.cross_check = {check_unit, transfer.clusters, 100 * transfer.fitted, 100 * transfer.prior,
-                       100 * transfer.kept};
+    transfer = hold_untransferable_parameters(
+        p, fit, params, by_cluster ? row_cluster : row_file,
+        static_cast<int>(by_cluster ? cluster_names.size() : paths.size()), without);
+    cal.cross_check = {by_cluster ? "clusters" : "files", transfer.clusters, 100 * transfer.fitted,
+                       100 * transfer.prior, 100 * transfer.kept};
   }
   // The overlay carries the shared values and its own cluster's host, unless it is meant for a
   // cluster none of the rows came from (--shared-only), whose host none of them measured.
@@ -528,7 +518,8 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
       held = fmt::format(
           "not transferable: fitted without each of {} {} in turn, it predicted the one left out "
           "worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior kept",
-          transfer.clusters, check_unit, 100 * transfer.with[j], 100 * transfer.without[j]);
+          transfer.clusters, cal.cross_check->unit, 100 * transfer.with[j],
+          100 * transfer.without[j]);
     }
     cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
                                       start_of(sets, params[j]), rows, files,

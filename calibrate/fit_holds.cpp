@@ -99,6 +99,19 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
   return weak;
 }
 
+ResidualsOf rows_outside(ResidualsOf all, const std::vector<int>& row_group, int group) {
+  std::vector<Eigen::Index> keep;
+  for (std::size_t i = 0; i < row_group.size(); ++i) {
+    if (row_group[i] != group) keep.push_back(static_cast<Eigen::Index>(i));
+  }
+  return [all = std::move(all), keep = std::move(keep)](const Eigen::VectorXd& x) {
+    const Eigen::VectorXd r = all(x);
+    Eigen::VectorXd out(static_cast<Eigen::Index>(keep.size()));
+    for (std::size_t i = 0; i < keep.size(); ++i) out[static_cast<Eigen::Index>(i)] = r[keep[i]];
+    return out;
+  };
+}
+
 TransferCheck hold_untransferable_parameters(
     LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
     const std::vector<int>& row_cluster, int clusters,

@@ -65,6 +65,9 @@ struct TransferCheck {
   double kept = 0;              // with those kept fitted
 };
 using ResidualsOf = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
+// `all`'s residuals less the rows of `group` (row_group numbers each row's), in order: a fit
+// without them, where the rows left out cannot be skipped in the simulation.
+ResidualsOf rows_outside(ResidualsOf all, const std::vector<int>& row_group, int group);
 TransferCheck hold_untransferable_parameters(
     LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
     const std::vector<int>& row_cluster, int clusters,
