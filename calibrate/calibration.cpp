@@ -481,12 +481,12 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
                                options.max_cluster_share);
   const std::vector<bool> weak = hold_loose_parameters(p, fit, params, options.max_relative_sigma);
   TransferCheck transfer;
+  std::vector<std::string> group_paths;  // the files left out, where the check leaves out files
   if (options.cross_check) {
     // Each cluster left out in turn, the others' sets simulated alone; in a fit of one cluster,
     // each file (another collective, another size range).
     const bool by_cluster = cluster_names.size() > 1;
-    std::vector<std::string> paths;
-    const std::vector<int> row_file = row_files(rows, files, paths);
+    const std::vector<int> row_file = row_files(rows, files, group_paths);
     const auto without = [&](int group) -> ResidualsOf {
       if (!by_cluster) return rows_outside(p.residuals, row_file, group);
       std::vector<bool> keep;
@@ -495,7 +495,7 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
     };
     transfer = hold_untransferable_parameters(
         p, fit, params, by_cluster ? row_cluster : row_file,
-        static_cast<int>(by_cluster ? cluster_names.size() : paths.size()), without);
+        static_cast<int>(by_cluster ? cluster_names.size() : group_paths.size()), without);
     cal.cross_check = {by_cluster ? "clusters" : "files", transfer.clusters, 100 * transfer.fitted,
                        100 * transfer.prior, 100 * transfer.kept};
   }
@@ -515,11 +515,24 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
           "cluster's own; prior kept",
           cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
     } else if (!transfer.held.empty() && transfer.held[j] && !fit.free[j]) {
-      held = fmt::format(
-          "not transferable: fitted without each of {} {} in turn, it predicted the one left out "
-          "worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior kept",
-          transfer.clusters, cal.cross_check->unit, 100 * transfer.with[j],
-          100 * transfer.without[j]);
+      const int worst = transfer.worst[j];
+      if (worst < 0) {
+        held = fmt::format(
+            "not transferable: fitted without each of {} {} in turn, it predicted the one left "
+            "out worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior "
+            "kept",
+            transfer.clusters, cal.cross_check->unit, 100 * transfer.with[j],
+            100 * transfer.without[j]);
+      } else {
+        held = fmt::format(
+            "not transferable: fitted without each of {} {} in turn, the values kept with it "
+            "predicted {} worse than the priors do (mean |log error| {:.2f}% against {:.2f}%); "
+            "prior kept",
+            transfer.clusters, cal.cross_check->unit,
+            (cal.cross_check->unit == "clusters" ? cluster_names
+                                                 : group_paths)[static_cast<std::size_t>(worst)],
+            100 * transfer.with[j], 100 * transfer.without[j]);
+      }
     }
     cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
                                       start_of(sets, params[j]), rows, files,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace collsim {
 
@@ -121,6 +122,7 @@ TransferCheck hold_untransferable_parameters(
   check.held.assign(params.size(), false);
   check.with.assign(params.size(), 0.0);
   check.without.assign(params.size(), 0.0);
+  check.worst.assign(params.size(), -1);
   if (clusters < 2) return check;
   if (p.fixed.empty()) p.fixed.assign(params.size(), false);
   const Eigen::VectorXd prior = p.prior.size() == n ? p.prior : p.x0;
@@ -159,46 +161,87 @@ TransferCheck hold_untransferable_parameters(
   check.clusters = static_cast<int>(folds.size());
   if (folds.empty()) return check;
 
-  // The check's score with the candidates `kept` at the values fitted without each cluster.
-  const auto score = [&](const std::vector<bool>& kept) {
-    double sum = 0;
+  // Each fold's score with the candidates `kept` at the values fitted without its cluster.
+  const auto scores = [&](const std::vector<bool>& kept) {
+    std::vector<double> s;
     for (const Fold& f : folds) {
       Eigen::VectorXd x = prior;
       for (Eigen::Index j : candidates) {
         if (kept[static_cast<std::size_t>(j)]) x[j] = f.x[j];
       }
-      sum += mean_abs(p.residuals(x), rows_of[static_cast<std::size_t>(f.cluster)]);
+      s.push_back(mean_abs(p.residuals(x), rows_of[static_cast<std::size_t>(f.cluster)]));
     }
-    return sum / static_cast<double>(folds.size());
+    return s;
+  };
+  const auto mean = [](const std::vector<double>& s) {
+    double sum = 0;
+    for (double v : s) sum += v;
+    return sum / static_cast<double>(s.size());
+  };
+  const std::vector<double> at_prior = scores(std::vector<bool>(params.size(), false));
+  // How much worse than the priors the worst-predicted fold is (zero when none is), then the
+  // mean: a value carried to a cluster it was not fitted to must predict none of them worse than
+  // the prior does, and among those sets the lower mean wins.
+  struct Standing {
+    double excess;
+    int worst;  // the fold, or -1
+    double mean;
+    bool operator<(const Standing& o) const {
+      return excess != o.excess ? excess < o.excess : mean < o.mean;
+    }
+  };
+  const auto standing = [&](const std::vector<double>& s) {
+    Standing st{0.0, -1, mean(s)};
+    for (std::size_t f = 0; f < s.size(); ++f) {
+      if (s[f] - at_prior[f] > st.excess) {
+        st.excess = s[f] - at_prior[f];
+        st.worst = static_cast<int>(f);
+      }
+    }
+    return st;
   };
   std::vector<bool> kept(params.size(), false);
   for (Eigen::Index j : candidates) kept[static_cast<std::size_t>(j)] = true;
-  check.fitted = score(kept);
-  double current = check.fitted;
+  std::vector<double> now = scores(kept);
+  check.fitted = mean(now);
   for (;;) {
+    const Standing current = standing(now);
+    // While a fold is predicted worse than at the priors, one candidate goes back even where no
+    // single return mends it: with none kept, none is.
     Eigen::Index best = -1;
-    double best_score = current;
+    Standing best_standing = current;
+    if (current.excess > 0) best_standing.excess = std::numeric_limits<double>::infinity();
+    std::vector<double> best_scores;
     for (Eigen::Index j : candidates) {
       const auto k = static_cast<std::size_t>(j);
       if (!kept[k]) continue;
       kept[k] = false;
-      const double s = score(kept);
+      std::vector<double> s = scores(kept);
       kept[k] = true;
-      if (s < best_score) {
+      const Standing st = standing(s);
+      if (st < best_standing) {
         best = j;
-        best_score = s;
+        best_standing = st;
+        best_scores = std::move(s);
       }
     }
     if (best < 0) break;
     const auto k = static_cast<std::size_t>(best);
     kept[k] = false;
     check.held[k] = true;
-    check.with[k] = current;
-    check.without[k] = best_score;
-    current = best_score;
+    if (current.worst >= 0) {  // held for the fold predicted worse than at the priors
+      const auto f = static_cast<std::size_t>(current.worst);
+      check.worst[k] = folds[f].cluster;
+      check.with[k] = now[f];
+      check.without[k] = at_prior[f];
+    } else {
+      check.with[k] = current.mean;
+      check.without[k] = best_standing.mean;
+    }
+    now = std::move(best_scores);
   }
-  check.kept = current;
-  check.prior = score(std::vector<bool>(params.size(), false));
+  check.kept = mean(now);
+  check.prior = mean(at_prior);
 
   if (std::none_of(check.held.begin(), check.held.end(), [](bool h) { return h; })) return check;
   p.x0 = fit.x;

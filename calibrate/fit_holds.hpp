@@ -48,17 +48,25 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
 // the residuals of every row but c's, in order) predicts c's rows. A cluster's score is the mean
 // |log(predicted / measured)| of its rows; the check's score is the mean over the clusters.
 // Starting from every shared parameter at its fitted value (cluster c's prediction takes the
-// values fitted without c, the others their priors), the parameter whose return to its prior
-// lowers the score most goes back, and so on while one does: what the clusters' fits disagree
-// on, or what only mends one cluster's own misfit, does not carry over to the next cluster, and
-// is held at its prior; the rest is fitted again on every row. A cluster's own parameters
-// (CostParameter::cluster) are not the check's: a cluster left out has none fitted. Nothing is
-// held with fewer than two clusters. The groups left out are whatever `row_cluster` numbers:
-// calibration.cpp passes each row's file instead where the fit has one cluster.
+// values fitted without c, the others their priors), parameters go back to their priors one at
+// a time: while some cluster is predicted worse than with every one at its prior, the one whose
+// return leaves the worst such excess smallest (then the lowest score); after that, while one
+// does, the one whose return lowers the score most. A value carried to a cluster it was not
+// fitted to must predict none of them worse than the prior does: what the clusters' fits
+// disagree on, or what only mends some clusters' misfit at the others' expense, does not carry
+// over to the next cluster, and is held at its prior; the rest is fitted again on every row. A
+// cluster's own parameters (CostParameter::cluster) are not the check's: a cluster left out has
+// none fitted. Nothing is held with fewer than two clusters. The groups left out are whatever
+// `row_cluster` numbers: calibration.cpp passes each row's file instead where the fit has one
+// cluster.
 struct TransferCheck {
   std::vector<bool> held;       // per parameter
   std::vector<double> with;     // per held parameter: the score before it went back
   std::vector<double> without;  // and after
+  // Per held parameter, the group predicted worse than at the priors that it was held for, or
+  // -1 where it was held for the mean score. For such a group `with` is the group's score with
+  // the values kept then, this one among them, and `without` its score at the priors.
+  std::vector<int> worst;
   int clusters = 0;             // groups predicted (those whose rows depend on a candidate)
   double fitted = 0;            // the score with every shared parameter fitted
   double prior = 0;             // with every one at its prior

@@ -18,7 +18,7 @@
 # was not fitted to. Each is fitted with --shared-only: a parameter that one of those families'
 # rows alone determine is that family's own trait and stays at its default, since the class
 # predicted is none of them, and so does one that, fitted without each training cluster in turn,
-# predicts the cluster left out worse than its default (docs/calibration.md). LOCO_JOBS
+# predicts any cluster left out worse than the defaults do (docs/calibration.md). LOCO_JOBS
 # (default 1) runs that many of those fits at once.
 # SKIP_CLASS_FITS=1 keeps the per-class results already in docs/validation and redoes only the
 # leave-one-class-out fits and the report; LOCO_ONLY="name ..." then redoes only those classes'

@@ -282,6 +282,51 @@ TEST(Calibration, CrossCheckHoldsWhatTheClustersDisagreeOn) {
   EXPECT_LT(agree.cross_check->kept, agree.cross_check->prior);
 }
 
+// A value that most clusters share is still not carried over when it predicts one of them worse
+// than the default does: two clusters whose Simple launch is 15 us and a third whose launch is
+// the default (three Hopper configs, whose defaults are the same). Fitted without either of the
+// first two, the value moves towards 15 us and predicts the one left out better; fitted without
+// the third it is 15 us and predicts the third worse than the default, so it is held, and the
+// report names that cluster. The mean over the three clusters alone would keep it: the first two
+// gain more than the third loses.
+TEST(Calibration, CrossCheckHoldsWhatPredictsAnyClusterWorse) {
+  const Topology a = load_topology("h100-nvlink-4");
+  const Topology b = load_topology("dgx-h100");
+  const Topology c = load_topology("dgx-h200");
+  const auto with_launch = [](const Topology& topo, double launch_us) {
+    CostParams t = cost_params(topo);
+    t.protocol(Protocol::kSimple).launch = us(launch_us);
+    return t;
+  };
+  Normal noise(2029);
+  const auto measured = [&](const Topology& topo, const CostParams& truth) {
+    return ClusterMeasurements{&topo,
+                               {synthetic(topo, Collective::kAllReduce, truth, noise, 0.01),
+                                synthetic(topo, Collective::kAllGather, truth, noise, 0.01)}};
+  };
+  CalibrateOptions options;
+  options.cross_check = true;
+  const Calibration cal = calibrate({measured(a, with_launch(a, 15)),
+                                     measured(b, with_launch(b, 15)), measured(c, cost_params(c))},
+                                    options);
+  std::ostringstream report;
+  write_overlay(report, cal, "h100-nvlink-4", "test");
+  SCOPED_TRACE(report.str());
+  const FittedParameter* launch = nullptr;
+  for (const FittedParameter& p : cal.parameters) {
+    if (p.parameter.path() == "protocols.simple.launch") launch = &p;
+  }
+  ASSERT_NE(launch, nullptr);
+  EXPECT_FALSE(launch->fitted);
+  EXPECT_TRUE(launch->determined_by.starts_with(
+      "not transferable: fitted without each of 3 clusters in turn, the values kept with it "
+      "predicted dgx-h200 worse than the priors do"))
+      << launch->determined_by;
+  ASSERT_TRUE(cal.cross_check.has_value());
+  // What the mean over the clusters says: better with the value than without it.
+  EXPECT_LT(cal.cross_check->all_fitted, cal.cross_check->prior);
+}
+
 // In a fit of one cluster the cross-check leaves out each file in turn: an AllReduce table and
 // an AllGather table of one box whose launches differ (15 us and 3 us, as a host that issues
 // one faster than the other would show) do not carry the launch over to each other, and it is
