@@ -233,8 +233,11 @@ FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index 
   fp.fit_value = fit.x[j];
   fp.fit_sigma = fit.sigma[j];
   fp.at_bound = fp.fitted && fit.at_bound[k];
+  fp.at_edge = fp.fitted && k < fit.at_edge.size() && fit.at_edge[k];
   if (fp.fitted) {
-    fp.sigma = fp.at_bound ? "at bound" : cp.format_sigma(at, fit.sigma[j]);
+    fp.sigma = fp.at_bound  ? "at bound"
+               : fp.at_edge ? "at the edge"
+                            : cp.format_sigma(at, fit.sigma[j]);
     fp.determined_by = information_shares(fit, j, rows, files);
     if (!cp.cluster.empty()) {
       fp.determined_by = fmt::format("{}'s host, not shared: {}", cp.cluster, fp.determined_by);
@@ -243,6 +246,12 @@ FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index 
       fp.determined_by = fmt::format(
           "ran to its bound (the rows say only that it is {}); {}",
           fit.x[j] <= cp.lower() + 1e-9 ? "at most this" : "at least this", fp.determined_by);
+    }
+    if (fp.at_edge) {
+      fp.determined_by = fmt::format(
+          "the fit took it past where any row depends on it; kept where they start to, the value "
+          "nearest its prior that they allow (the rows say only that it is {})",
+          cp.value(start) < fit.x[j] ? "at least this" : "at most this");
     }
   } else if (!unshared.empty()) {
     fp.determined_by = unshared;
@@ -604,6 +613,7 @@ void write_overlay(std::ostream& out, const Calibration& cal, const std::string&
     const bool no_cap = f.kind == CostField::Kind::kChannelBandwidth && p.at_bound;
     const std::string comment = no_cap       ? "the rows fit best with no cap"
                                 : p.at_bound ? "at its bound"
+                                : p.at_edge  ? "where the rows start to depend on it"
                                              : "+- " + p.sigma;
     costs.push_back({{f, no_cap ? 0.0 : cost_value(cal.fitted, f)}, comment});
   }

@@ -53,6 +53,10 @@ struct FittedParameter {
   // Fitted, but the fit ended on a bound of the parameter (a launch of 0, a channel cap that
   // never binds): the rows say only that the value lies at or beyond it; no sigma.
   bool at_bound = false;
+  // Fitted, but the fit took it past where any row depends on it: it is written at that point,
+  // the value nearest its prior that the rows allow (least_squares.hpp, LsqResult::at_edge), and
+  // the rows say only that it lies at or beyond it; no sigma.
+  bool at_edge = false;
   // Fitted: the files whose rows carry most of the information on it ("a.txt 72%").
   // Not fitted: why ("collinear with protocols.simple.launch", "no row depends on it").
   std::string determined_by;

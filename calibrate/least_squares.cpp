@@ -258,21 +258,75 @@ LsqResult one_pass(const LsqProblem& p, const Eigen::VectorXd& prior) {
 
 }  // namespace
 
+// Each free parameter of `r` on which no row depends at r.x, though it moved from its prior,
+// goes back to the point where the rows start to depend on it: bisection between the prior (some
+// row depends on it there) and r.x (none does), to a thousandth of its finite-difference step. It
+// is then held there (`fixed`, and `prior` at the point, for the passes that follow). One no row
+// depends on even at its prior goes back to the prior, like any parameter a pass cannot fit.
+// Returns whether any was found.
+bool keep_at_edges(const LsqProblem& p, Eigen::VectorXd& prior, std::vector<bool>& fixed,
+                   LsqResult& r, std::vector<bool>& edge) {
+  const Eigen::Index n = r.x.size();
+  // The simulation is deterministic: rows that do not depend on a parameter read bit for bit the
+  // same whatever its value.
+  const auto same = [&](Eigen::Index j, double v) {
+    Eigen::VectorXd x = r.x;
+    x[j] = v;
+    ++r.evaluations;
+    return (p.residuals(x) - r.residuals).cwiseAbs().maxCoeff() == 0;
+  };
+  bool found = false;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    if (!r.free[k] || r.at_bound[k] || r.x[j] == prior[j]) continue;
+    if (r.jacobian.col(j).cwiseAbs().maxCoeff() > 0) continue;
+    found = true;
+    if (same(j, prior[j])) {
+      r.x[j] = prior[j];
+      r.free[k] = false;
+      continue;
+    }
+    double lo = prior[j], hi = r.x[j];
+    const double resolution = p.step[j] * 1e-3;
+    while (std::abs(hi - lo) > resolution) {
+      const double mid = 0.5 * (lo + hi);
+      (same(j, mid) ? hi : lo) = mid;
+    }
+    r.x[j] = prior[j] = hi;
+    fixed[k] = true;
+    edge[k] = true;
+  }
+  return found;
+}
+
 LsqResult robust_least_squares(const LsqProblem& p) {
   // What the data can determine depends on where the parameters are (a channel cap that binds
   // hides the link behind it), so choose the free set again at the solution, and iterate from
   // there while it changes.
-  const Eigen::VectorXd prior = clamp(p.prior.size() == p.x0.size() ? p.prior : p.x0, p);
-  LsqResult r = one_pass(p, prior);
-  for (int pass = 1; pass < 4; ++pass) {
-    LsqProblem next = p;
+  const auto n = static_cast<std::size_t>(p.x0.size());
+  Eigen::VectorXd prior = clamp(p.prior.size() == p.x0.size() ? p.prior : p.x0, p);
+  LsqProblem base = p;
+  if (base.fixed.empty()) base.fixed.assign(n, false);
+  std::vector<bool> edge(n, false);
+  LsqResult r = one_pass(base, prior);
+  for (int pass = 1;; ++pass) {
+    const bool moved = keep_at_edges(base, prior, base.fixed, r, edge);
+    if (pass >= 4) break;
+    LsqProblem next = base;
     next.x0 = r.x;
     LsqResult again = one_pass(next, prior);
     again.evaluations += r.evaluations;
     again.iterations += r.iterations;
-    const bool same = again.free == r.free;
+    const bool same = again.free == r.free && !moved;
     r = std::move(again);
-    if (same) break;
+    if (same) {
+      keep_at_edges(base, prior, base.fixed, r, edge);
+      break;
+    }
+  }
+  r.at_edge = edge;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (edge[k]) r.free[k] = true;  // fitted: the rows set it, as far as they can
   }
   return r;
 }

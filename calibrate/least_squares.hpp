@@ -19,7 +19,12 @@
 // are (a channel cap that binds hides the link behind it), so the choice is made again at the
 // solution and the fit continues from there until the free set stops changing (at most 4 passes);
 // a parameter a pass does not fit goes back to its prior (LsqProblem::prior), so `x` holds the
-// prior of every parameter not free.
+// prior of every parameter not free. One exception: a parameter a pass fitted past the point where
+// any row depends on it (a channel's cap raised until no row reaches it) would go back to its
+// prior, where it binds, be fitted past the point again by the next pass, and so on. Every value
+// beyond that point fits the rows alike, so it is kept at the point, the value nearest its prior
+// that the rows allow (found by bisection, the residuals bit for bit the same), and held there by
+// the later passes: it counts as fitted, `at_edge`, with no sigma.
 //
 // Uncertainty: with W the final Huber weights, r the residuals and J the Jacobian of the free
 // parameters, s^2 = sum(w r^2) / (m - k) and Cov = s^2 (J^T W J)^-1 (the usual asymptotic
@@ -61,6 +66,7 @@ struct LsqResult {
   std::vector<bool> free;           // fitted (identifiable and sensitive)
   std::vector<int> collinear_with;  // for a parameter not free: the free one it resembles, or -1
   std::vector<bool> at_bound;       // free, but the fit ended on one of its bounds
+  std::vector<bool> at_edge;        // free, kept where the rows start to depend on it (above)
   Eigen::VectorXd residuals;        // at x
   Eigen::VectorXd weights;          // final Huber weights, in (0, 1]
   Eigen::MatrixXd jacobian;         // at x; the columns of parameters not free are zero

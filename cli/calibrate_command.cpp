@@ -96,6 +96,7 @@ void print_json(const Topology& topo, const Calibration& cal, const std::string&
          {"fitted", p.fitted ? nlohmann::ordered_json(p.value) : nullptr},
          {"sigma", p.fitted ? nlohmann::ordered_json(p.sigma) : nullptr},
          {"at_bound", p.at_bound},
+         {"at_edge", p.at_edge},
          {"determined_by", p.determined_by}});
   }
   j["before"] = stats_json(cal.before);

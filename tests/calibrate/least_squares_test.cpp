@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "calibrate/calibration.hpp"
@@ -133,6 +134,35 @@ TEST(FitHolds, EveryLooseParameterIsHeld) {
     EXPECT_FALSE(fit.free[static_cast<std::size_t>(j)]) << j;
     EXPECT_EQ(fit.x[j], 0.5) << j;
   }
+}
+
+// A channel's cap (x0, the log of its rate) that the rows stop depending on once it is above
+// log 4: three rows whose time is the longer of what the cap allows (s / e^x0) and what their
+// links allow (1), measured at the links' 1 with s = 2, 3, 4, and rows of a second parameter
+// (x1 = 0.3). From a binding prior of 0 the first pass raises the cap past log 4, where no row
+// depends on it; the next would put it back at its prior, where it binds. The fit keeps it at
+// log 4, the value nearest the prior that the rows allow, fitted, with residuals of zero.
+TEST(LeastSquares, ACapRaisedPastTheRowsIsKeptWhereTheyStartToDependOnIt) {
+  LsqProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(6);
+    for (int i = 0; i < 3; ++i) r[i] = std::log(std::max((2.0 + i) / std::exp(x[0]), 1.0));
+    for (int i = 0; i < 3; ++i) r[3 + i] = x[1] - 0.3 + 0.01 * (i - 1);
+    return r;
+  };
+  p.x0 = Eigen::Vector2d(0, 0);
+  p.lower = Eigen::Vector2d(-10, -10);
+  p.upper = Eigen::Vector2d(10, 10);
+  p.step = Eigen::Vector2d(1e-3, 1e-3);
+  const LsqResult fit = robust_least_squares(p);
+  ASSERT_EQ(fit.at_edge.size(), 2u);
+  EXPECT_TRUE(fit.free[0]);
+  EXPECT_TRUE(fit.at_edge[0]);
+  EXPECT_FALSE(fit.at_edge[1]);
+  EXPECT_GE(fit.x[0], std::log(4.0));
+  EXPECT_NEAR(fit.x[0], std::log(4.0), 1e-5);
+  EXPECT_NEAR(fit.x[1], 0.3, 1e-6);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(fit.residuals[i], 0.0) << i;
 }
 
 // One wild outlier among 20 points barely moves a Huber fit; it would move a plain mean by 0.5.
