@@ -256,8 +256,6 @@ LsqResult one_pass(const LsqProblem& p, const Eigen::VectorXd& prior) {
   return out;
 }
 
-}  // namespace
-
 // Each free parameter of `r` on which no row depends at r.x, though it moved from its prior,
 // goes back to the point where the rows start to depend on it: bisection between the prior (some
 // row depends on it there) and r.x (none does), to a thousandth of its finite-difference step. It
@@ -298,6 +296,8 @@ bool keep_at_edges(const LsqProblem& p, Eigen::VectorXd& prior, std::vector<bool
   }
   return found;
 }
+
+}  // namespace
 
 LsqResult robust_least_squares(const LsqProblem& p) {
   // What the data can determine depends on where the parameters are (a channel cap that binds
