@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 
 #include "calibrate/calibration.hpp"
 #include "calibrate/fit_holds.hpp"
@@ -26,20 +28,27 @@ TEST(ErrorStats, MedianNearestRankP90AndMax) {
   EXPECT_EQ(error_stats({}).rows, 0u);
 }
 
+// A problem of `n` parameters over `residuals`, each starting at 0 within +-10, with
+// finite-difference steps of 1e-3.
+LsqProblem problem(int n, std::function<Eigen::VectorXd(const Eigen::VectorXd&)> residuals) {
+  LsqProblem p;
+  p.residuals = std::move(residuals);
+  p.x0 = Eigen::VectorXd::Zero(n);
+  p.lower = Eigen::VectorXd::Constant(n, -10);
+  p.upper = Eigen::VectorXd::Constant(n, 10);
+  p.step = Eigen::VectorXd::Constant(n, 1e-3);
+  return p;
+}
+
 // y = a + b t sampled at t = 0..9 with a fixed +-0.01 alternating perturbation: the fit is the
 // ordinary least-squares line, a = 2, b = 0.5 (the perturbation has zero mean and is orthogonal
 // to t's centred values only approximately, so allow its size).
 TEST(LeastSquares, FitsALineAndReportsSmallErrors) {
-  LsqProblem p;
-  p.residuals = [](const Eigen::VectorXd& x) {
+  const LsqProblem p = problem(2, [](const Eigen::VectorXd& x) {
     Eigen::VectorXd r(10);
     for (int t = 0; t < 10; ++t) r[t] = x[0] + x[1] * t - (2 + 0.5 * t + (t % 2 ? 0.01 : -0.01));
     return r;
-  };
-  p.x0 = Eigen::Vector2d(0, 0);
-  p.lower = Eigen::Vector2d(-10, -10);
-  p.upper = Eigen::Vector2d(10, 10);
-  p.step = Eigen::Vector2d(1e-3, 1e-3);
+  });
   const LsqResult r = robust_least_squares(p);
   EXPECT_TRUE(r.converged);
   EXPECT_TRUE(r.free[0] && r.free[1]);
@@ -52,16 +61,12 @@ TEST(LeastSquares, FitsALineAndReportsSmallErrors) {
 // y = x0 + w x1 + x2 t = target + t at t = 0..4, starting from `x0`: x0 and x1 only ever appear
 // together, as x0 + w x1, so no row tells them apart.
 LsqProblem two_alike(double w, double target, const Eigen::Vector3d& x0) {
-  LsqProblem p;
-  p.residuals = [w, target](const Eigen::VectorXd& x) {
+  LsqProblem p = problem(3, [w, target](const Eigen::VectorXd& x) {
     Eigen::VectorXd r(5);
     for (int t = 0; t < 5; ++t) r[t] = (x[0] + w * x[1]) + x[2] * t - (target + t);
     return r;
-  };
+  });
   p.x0 = x0;
-  p.lower = Eigen::Vector3d(-10, -10, -10);
-  p.upper = Eigen::Vector3d(10, 10, 10);
-  p.step = Eigen::Vector3d(1e-3, 1e-3, 1e-3);
   return p;
 }
 
@@ -143,17 +148,12 @@ TEST(FitHolds, EveryLooseParameterIsHeld) {
 // depends on it; the next would put it back at its prior, where it binds. The fit keeps it at
 // log 4, the value nearest the prior that the rows allow, fitted, with residuals of zero.
 TEST(LeastSquares, ACapRaisedPastTheRowsIsKeptWhereTheyStartToDependOnIt) {
-  LsqProblem p;
-  p.residuals = [](const Eigen::VectorXd& x) {
+  const LsqProblem p = problem(2, [](const Eigen::VectorXd& x) {
     Eigen::VectorXd r(6);
     for (int i = 0; i < 3; ++i) r[i] = std::log(std::max((2.0 + i) / std::exp(x[0]), 1.0));
     for (int i = 0; i < 3; ++i) r[3 + i] = x[1] - 0.3 + 0.01 * (i - 1);
     return r;
-  };
-  p.x0 = Eigen::Vector2d(0, 0);
-  p.lower = Eigen::Vector2d(-10, -10);
-  p.upper = Eigen::Vector2d(10, 10);
-  p.step = Eigen::Vector2d(1e-3, 1e-3);
+  });
   const LsqResult fit = robust_least_squares(p);
   ASSERT_EQ(fit.at_edge.size(), 2u);
   EXPECT_TRUE(fit.free[0]);

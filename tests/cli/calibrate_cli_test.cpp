@@ -206,6 +206,7 @@ TEST(CalibrateCli, EachClusterOfAJointFitKeepsItsOwnHost) {
       if (r.at("parameter") != "host_launch" || r.at("cluster") != cluster) continue;
       EXPECT_FALSE(r.at("fitted").is_null()) << r.dump();
       if (r.at("fitted").is_null()) break;
+      EXPECT_FALSE(r.at("at_edge").get<bool>()) << r.dump();  // a fitted value with a sigma
       const std::string text = r.at("fitted").get<std::string>();
       return Fitted{text, std::stod(text), std::stod(r.at("sigma").get<std::string>())};
     }
