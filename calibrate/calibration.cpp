@@ -215,12 +215,12 @@ std::string information_shares(const LsqResult& fit, Eigen::Index j,
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-// What the report says of parameter j: its values, and what determined it or why nothing did.
-// `start` is the costs it started from: its own cluster's for one cluster's host.
+// What the report says of parameter j: its values, and what determined it or why nothing did
+// (`held`: why a hold kept it at its prior). `start`: the costs it started from.
 FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index j,
-                         const LsqResult& fit, bool weak, const std::string& unshared,
-                         const CostParams& start, const std::vector<FitRow>& rows,
-                         const std::vector<MeasurementFile>& files, double max_relative_sigma) {
+                         const LsqResult& fit, const std::string& held, const CostParams& start,
+                         const std::vector<FitRow>& rows,
+                         const std::vector<MeasurementFile>& files) {
   const auto k = static_cast<std::size_t>(j);
   const CostParameter& cp = params[k];
   FittedParameter fp;
@@ -233,7 +233,7 @@ FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index 
   fp.fit_value = fit.x[j];
   fp.fit_sigma = fit.sigma[j];
   fp.at_bound = fp.fitted && fit.at_bound[k];
-  fp.at_edge = fp.fitted && k < fit.at_edge.size() && fit.at_edge[k];
+  fp.at_edge = fp.fitted && fit.at_edge[k];
   if (fp.fitted) {
     fp.sigma = fp.at_bound  ? "at bound"
                : fp.at_edge ? "at the edge"
@@ -253,13 +253,8 @@ FittedParameter describe(const std::vector<CostParameter>& params, Eigen::Index 
           "nearest its prior that they allow (the rows say only that it is {})",
           cp.value(start) < fit.x[j] ? "at least this" : "at most this");
     }
-  } else if (!unshared.empty()) {
-    fp.determined_by = unshared;
-  } else if (weak) {
-    fp.determined_by = fmt::format(
-        "not determined: the rows pin it only loosely (standard error above {:.0f}% of it); "
-        "prior kept",
-        100 * max_relative_sigma);
+  } else if (!held.empty()) {
+    fp.determined_by = held;
   } else {
     const int other = fit.collinear_with[k];
     fp.determined_by =
@@ -490,21 +485,22 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
                                options.max_cluster_share);
   const std::vector<bool> weak = hold_loose_parameters(p, fit, params, options.max_relative_sigma);
   TransferCheck transfer;
-  std::vector<std::string> group_paths;  // the files left out, where the check leaves out files
+  std::vector<std::string> left_out;  // the groups the check leaves out, by name
   if (options.cross_check) {
     // Each cluster left out in turn, the others' sets simulated alone; in a fit of one cluster,
     // each file (another collective, another size range).
     const bool by_cluster = cluster_names.size() > 1;
-    const std::vector<int> row_file = row_files(rows, files, group_paths);
+    std::vector<std::string> paths;
+    const std::vector<int> row_file = row_files(rows, files, paths);
+    left_out = by_cluster ? cluster_names : paths;
     const auto without = [&](int group) -> ResidualsOf {
       if (!by_cluster) return rows_outside(p.residuals, row_file, group);
       std::vector<bool> keep;
       for (int c : set_cluster) keep.push_back(c != group);
       return joint_problem(sets, params, keep).residuals;
     };
-    transfer = hold_untransferable_parameters(
-        p, fit, params, by_cluster ? row_cluster : row_file,
-        static_cast<int>(by_cluster ? cluster_names.size() : group_paths.size()), without);
+    transfer = hold_untransferable_parameters(p, fit, params, by_cluster ? row_cluster : row_file,
+                                              static_cast<int>(left_out.size()), without);
     cal.cross_check = {by_cluster ? "clusters" : "files", transfer.clusters, 100 * transfer.fitted,
                        100 * transfer.prior, 100 * transfer.kept};
   }
@@ -519,33 +515,14 @@ Calibration calibrate(const std::vector<ClusterMeasurements>& clusters,
   for (std::size_t j = 0; j < params.size(); ++j) {
     std::string held;
     if (unshared[j].first >= 0 && !fit.free[j]) {
-      held = fmt::format(
-          "not shared: {}'s rows alone determine it ({:.0f}% of its information), so it is that "
-          "cluster's own; prior kept",
-          cluster_names[static_cast<std::size_t>(unshared[j].first)], 100 * unshared[j].second);
+      held = unshared_reason(unshared[j], cluster_names);
     } else if (!transfer.held.empty() && transfer.held[j] && !fit.free[j]) {
-      const int worst = transfer.worst[j];
-      if (worst < 0) {
-        held = fmt::format(
-            "not transferable: fitted without each of {} {} in turn, it predicted the one left "
-            "out worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior "
-            "kept",
-            transfer.clusters, cal.cross_check->unit, 100 * transfer.with[j],
-            100 * transfer.without[j]);
-      } else {
-        held = fmt::format(
-            "not transferable: fitted without each of {} {} in turn, the values kept with it "
-            "predicted {} worse than the priors do (mean |log error| {:.2f}% against {:.2f}%); "
-            "prior kept",
-            transfer.clusters, cal.cross_check->unit,
-            (cal.cross_check->unit == "clusters" ? cluster_names
-                                                 : group_paths)[static_cast<std::size_t>(worst)],
-            100 * transfer.with[j], 100 * transfer.without[j]);
-      }
+      held = transfer.reason(j, cal.cross_check->unit, left_out);
+    } else if (weak[j]) {
+      held = loose_reason(options.max_relative_sigma);
     }
-    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, weak[j], held,
-                                      start_of(sets, params[j]), rows, files,
-                                      options.max_relative_sigma));
+    cal.parameters.push_back(describe(params, static_cast<Eigen::Index>(j), fit, held,
+                                      start_of(sets, params[j]), rows, files));
     FittedParameter& fp = cal.parameters.back();
     fp.written = fp.fitted && (params[j].cluster.empty() || params[j].cluster == overlay_cluster);
   }

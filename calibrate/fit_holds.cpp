@@ -1,5 +1,7 @@
 #include "calibrate/fit_holds.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -69,6 +71,14 @@ std::vector<std::pair<int, double>> hold_unshared_parameters(
   return held;
 }
 
+std::string unshared_reason(const std::pair<int, double>& held,
+                            const std::vector<std::string>& cluster_names) {
+  return fmt::format(
+      "not shared: {}'s rows alone determine it ({:.0f}% of its information), so it is that "
+      "cluster's own; prior kept",
+      cluster_names[static_cast<std::size_t>(held.first)], 100 * held.second);
+}
+
 std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
                                         const std::vector<CostParameter>& params,
                                         double max_relative_sigma) {
@@ -98,6 +108,28 @@ std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
     refit(p, fit);
   }
   return weak;
+}
+
+std::string TransferCheck::reason(std::size_t j, const std::string& unit,
+                                  const std::vector<std::string>& names) const {
+  if (worst[j] < 0) {
+    return fmt::format(
+        "not transferable: fitted without each of {} {} in turn, it predicted the one left out "
+        "worse than its prior (mean |log error| {:.2f}% with it, {:.2f}% without); prior kept",
+        clusters, unit, 100 * with[j], 100 * without[j]);
+  }
+  return fmt::format(
+      "not transferable: fitted without each of {} {} in turn, the values kept with it "
+      "predicted {} worse than the priors do (mean |log error| {:.2f}% against {:.2f}%); prior "
+      "kept",
+      clusters, unit, names[static_cast<std::size_t>(worst[j])], 100 * with[j], 100 * without[j]);
+}
+
+std::string loose_reason(double max_relative_sigma) {
+  return fmt::format(
+      "not determined: the rows pin it only loosely (standard error above {:.0f}% of it); prior "
+      "kept",
+      100 * max_relative_sigma);
 }
 
 ResidualsOf rows_outside(ResidualsOf all, const std::vector<int>& row_group, int group) {

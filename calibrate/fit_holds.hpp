@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,10 @@ std::vector<double> information_by_group(const LsqResult& fit, Eigen::Index j,
 std::vector<std::pair<int, double>> hold_unshared_parameters(
     LsqProblem& p, LsqResult& fit, const std::vector<CostParameter>& params,
     const std::vector<int>& row_cluster, int clusters, double max_share);
+// What the report says of a parameter held for `held` (one entry of the above), the clusters
+// named as in the fit.
+std::string unshared_reason(const std::pair<int, double>& held,
+                            const std::vector<std::string>& cluster_names);
 
 // A parameter the rows pin only loosely (a standard error above max_relative_sigma of its
 // value) is no calibration: the loosest one goes back to its prior value and is held, and the
@@ -41,6 +46,8 @@ std::vector<std::pair<int, double>> hold_unshared_parameters(
 std::vector<bool> hold_loose_parameters(LsqProblem& p, LsqResult& fit,
                                         const std::vector<CostParameter>& params,
                                         double max_relative_sigma);
+// What the report says of a parameter held as loose.
+std::string loose_reason(double max_relative_sigma);
 
 // A fit meant for a cluster none of its rows came from predicts across clusters, and that can be
 // tried on the fit's own clusters before it is trusted: for each cluster c whose rows depend on
@@ -71,6 +78,11 @@ struct TransferCheck {
   double fitted = 0;            // the score with every shared parameter fitted
   double prior = 0;             // with every one at its prior
   double kept = 0;              // with those kept fitted
+
+  // What the report says of held parameter j: `unit` is "clusters" or "files", `names` the
+  // groups' names as row_cluster numbers them.
+  std::string reason(std::size_t j, const std::string& unit,
+                     const std::vector<std::string>& names) const;
 };
 using ResidualsOf = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
 // `all`'s residuals less the rows of `group` (row_group numbers each row's), in order: a fit
