@@ -6,11 +6,10 @@
 #
 #   make validation            # or: scripts/validation-report.sh [path/to/collsim]
 #
-# Every fit starts from the NCCL-sourced default costs (--default-costs), not from the presets'
-# shipped calibration (which is these very overlays), so the "uncalibrated" column means what it
-# says and a preset's values can be checked against the overlay that produced them. Each is
-# --cross-check: with two or more training tables, what one of them does not carry over to
-# when fitted without it stays at its default (docs/calibration.md).
+# Every fit starts from the NCCL-sourced default costs (--default-costs), which are what the
+# presets ship (they carry no fitted values: docs/calibration.md), so the "uncalibrated" column is
+# what a preset predicts. Each is --cross-check: with two or more training tables, what one of
+# them does not carry over to when fitted without it stays at its default (docs/calibration.md).
 #
 # Leave one class out: for each class, one joint fit (calibrate --also) on the training tables of
 # every OTHER hardware family, with one value of each parameter for all of them, then validated on

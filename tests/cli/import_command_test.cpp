@@ -3,7 +3,6 @@
 // and that predict what the equivalent preset predicts.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -18,22 +17,6 @@ const std::string kData = COLLSIM_SOURCE_DIR "/tests/data/import/";
 const std::string kDump = kData + "ibm-gx3d-h100-nccl-topo.xml";
 const std::string kSmi = kData + "h100x8-nvidia-smi-topo.txt";
 const std::string kOut = COLLSIM_BINARY_DIR "/import_test_";
-
-// The preset's calibrated `costs:` block as an overlay option, so an imported config and the
-// preset differ only in what the import wrote; none when the preset ships the defaults.
-std::string preset_costs(const std::string& preset) {
-  std::ifstream in(COLLSIM_SOURCE_DIR "/configs/" + preset + ".yaml");
-  std::string line, costs;
-  bool in_costs = false;
-  while (std::getline(in, line)) {
-    if (line.starts_with("costs:")) in_costs = true;
-    if (in_costs) costs += line + "\n";
-  }
-  if (costs.empty()) return "";
-  const std::string path = kOut + preset + "-costs.yaml";
-  std::ofstream(path) << costs;
-  return " --costs " + path;
-}
 
 double time_us(const std::string& config_and_options, const std::string& op,
                const std::string& bytes) {
@@ -63,11 +46,11 @@ const std::vector<Case> kTwoNodes = {
 
 void expect_within_one_percent(const std::string& imported, const std::string& preset, int nodes,
                                const std::vector<Case>& cases) {
-  const std::string overlay = preset_costs(preset);
+  // Presets take the default costs (Presets.NoPresetShipsFittedCosts), as an imported config does.
   const std::string n = " --nodes " + std::to_string(nodes);
   for (const Case& c : cases) {
     const double want = time_us(preset + n, c.op, c.bytes);
-    const double got = time_us(imported + n + overlay, c.op, c.bytes);
+    const double got = time_us(imported + n, c.op, c.bytes);
     EXPECT_NEAR(got, want, 0.01 * want) << c.op << " " << c.bytes << " on " << nodes << " node(s)";
   }
 }

@@ -1,4 +1,5 @@
-// Every preset in configs/ loads, and its device and cable counts are what the hardware has.
+// Every preset in configs/ loads, its device and cable counts are what the hardware has, and it
+// takes the default costs.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -93,6 +94,16 @@ TEST(Presets, EveryPresetFileIsCovered) {
   for (const auto& e : kPresets) tested.push_back(e.preset);
   std::sort(tested.begin(), tested.end());
   EXPECT_EQ(preset_names(), tested);
+}
+
+// A preset describes hardware and takes the NCCL-sourced default costs: a fit describes the run
+// it was made on as much as the hardware, and none has been shown to carry over to other
+// clusters (docs/calibration.md, "Presets carry no fitted values"). Fits are overlays (--costs).
+TEST(Presets, NoPresetShipsFittedCosts) {
+  for (const std::string& name : preset_names()) {
+    EXPECT_TRUE(load_topology(name).cost_settings().empty())
+        << name << " has a costs: block; ship the fit as an overlay under docs/validation/";
+  }
 }
 
 TEST(Presets, NodesOverrideGrowsTheFabric) {
