@@ -18,6 +18,7 @@
 // that does not divide is spread with parts differing by at most one element.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -40,6 +41,24 @@ inline Span split(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
 }
 
 inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// NCCL's one-node NVLS AllReduce aligns the chunks of its last step to 16 KiB (all_reduce.h:
+// alignUp(..., 16384/sizeof(T)) elements).
+inline constexpr std::uint64_t kNvlsLastChunkAlign = 16384;  // bytes
+
+// Head h's share of a part of `len` units in NCCL's one-node NVLS AllReduce, at its place in the
+// part (`src/device/all_reduce.h`, RunWorkColl NVLS): one `chunk` in each full step of one chunk
+// per head, then the last step's remainder in chunks of alignUp(divUp(rem, heads), align) to the
+// first heads, the last of them shorter and the heads after it none. Units are elements or bytes,
+// as long as `chunk` and `align` (kNvlsLastChunkAlign) are in the same ones.
+inline Span nvls_head_share(std::uint64_t len, std::uint64_t heads, std::uint64_t chunk,
+                            std::uint64_t align, std::uint64_t h) {
+  const std::uint64_t full = len / (heads * chunk) * chunk;  // each head's, in full steps
+  const std::uint64_t rem = len - full * heads;
+  const std::uint64_t last = ceil_div(ceil_div(rem, heads), align) * align;
+  const std::uint64_t before = std::min(rem, h * last);
+  return {h * full + before, full + std::min(last, rem - before)};
+}
 
 // Input and output sizes in elements (table above).
 std::uint64_t input_elems(const Request& r, int rank);

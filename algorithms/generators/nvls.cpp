@@ -4,9 +4,13 @@
 //
 // Per NCCL channel c two IR channels: 2c "up" (GPUs -> switch) and 2c+1 "down" (switch -> GPUs),
 // so that no stream both sends and receives and every GPU runs FIFO-deep ahead of the switch.
-// The channel's part of the data is cut into blocks, one per rank (AllReduce: the part split in
-// `ranks` near-equal blocks; ReduceScatter / AllGather: rank b's block), and each block into
-// pieces (the protocol's slice):
+// The channel's part of the data is cut into blocks, one per rank (AllReduce: head b's share of
+// the part, as NCCL deals it; ReduceScatter / AllGather: rank b's block), and each block into
+// pieces (the protocol's slice). NCCL's one-node NVLS AllReduce (`src/device/all_reduce.h`,
+// RunWorkColl NVLS) moves the part in steps of one NVLS chunk per head, then the remainder in
+// chunks of alignUp(divUp(rem, heads), 16 KiB) to the first heads, so that a remainder of less
+// than 16 KiB a head leaves the last heads none: a 128 KiB part on 8 GPUs is eight chunks of
+// 16 KiB, a 47.6 KiB part on 72 GPUs three (an even split would be 72 sends of 660 bytes).
 //   AllReduce      up:   every GPU sends every block; the switch receives block b from every GPU
 //                        and reduces it (the last reduction applies the post-op).
 //                  down: the switch multicasts each reduced piece to every GPU (a send per lane).
@@ -107,6 +111,13 @@ class NvlsSource final : public GroupSource {
 
  private:
   bool reduces() const { return req_.collective != Collective::kAllGather; }
+  // AllReduce: head h's elements of a part of `len`, at their place in it.
+  Span head_share(std::uint64_t len, std::uint64_t h) const {
+    return nvls_head_share(len, static_cast<std::uint64_t>(n_),
+                           std::max<std::uint64_t>(1, piece_bytes() / elem_),
+                           std::max<std::uint64_t>(1, kNvlsLastChunkAlign / elem_), h);
+  }
+
   // ReduceScatter: only block b's owner receives it; AllReduce / AllGather: every rank.
   bool receives_block(int r, int b) const {
     return req_.collective != Collective::kReduceScatter || r == b;
@@ -116,7 +127,7 @@ class NvlsSource final : public GroupSource {
   Span block(int c, int b) const {
     const Span part = channel_span(c);
     if (req_.collective == Collective::kAllReduce) {
-      const Span s = split(part.length, static_cast<std::uint64_t>(n_), b);
+      const Span s = head_share(part.length, static_cast<std::uint64_t>(b));
       return {part.offset + s.offset, s.length};
     }
     return {static_cast<std::uint64_t>(b) * req_.count + part.offset, part.length};

@@ -400,8 +400,10 @@ u64 nvls_piece(const Shape& s, u64 block) {
 // R reduced bytes of one channel take R·C / nvls_bandwidth. The first piece (of a block) goes up
 // (τ₀), is reduced (ρ₀) and comes down (τ₀), its two routes through the switch together taking
 // α_s = α + ε (the GPU-to-GPU route's links, and the protocol's per-route excess ε on each
-// half); after it the slowest of the three streams paces the rest:
-//   T = α_s + τ₀ + ρ₀ + max(τ(up) + (k−1)·o, τ(down), ρ(R))
+// half); after it the slower of the down and reduce streams paces the rest, unless the up stream
+// is slower, and then the last piece (l bytes, shorter than the others where the part is not
+// whole pieces) is reduced and comes down after it:
+//   T = α_s + max(τ₀ + ρ₀ + max(τ(down), ρ(R)), τ(up) + (k−1)·o + ρ(l) + τ(l))
 //   AR: up = down = R = n/C;  RS: up = R = p·b, down = b;  AG: up = b, down = p·b, R = 0
 // (n nccl-tests' size, b = n/(p·C) one rank's block of it; k a GPU's up pieces and o the step
 // overhead it pays on each but its last, the switch's sends paying none). Approximate: the switch's
@@ -417,16 +419,34 @@ Estimate nvls(const EstimateRequest& q) {
     down = p * s.len;
     reduced = 0;
   }
-  // A channel's part is cut into p blocks (AllReduce: the part split p ways; RS / AG: rank b's
-  // block), each pipelined in pieces of NVLS's chunk (request.cpp), at most a FIFO slot.
-  const u64 block = q.collective == Collective::kAllReduce ? ceil_div(s.len, p) : s.len;
+  // A channel's part is cut into p blocks (AllReduce: each head's share, the first the largest;
+  // RS / AG: rank b's block), each pipelined in pieces of NVLS's chunk (request.cpp), at most a
+  // FIFO slot.
+  const u64 slice = std::max<u64>(1, s.cut.chunk / static_cast<u64>(s.cut.slices));
+  const auto share = [&](u64 h) {
+    return detail::nvls_head_share(s.len, p, slice, detail::kNvlsLastChunkAlign, h).length;
+  };
+  const u64 block = q.collective == Collective::kAllReduce ? share(0) : s.len;
   const u64 piece = nvls_piece(s, block);
+  // AllReduce's up stream ends with the last piece of the last head with a share, shorter than
+  // the others where the part is not whole chunks (RS / AG: taken as whole pieces).
+  u64 last = piece;
+  if (q.collective == Collective::kAllReduce && s.len > 0) {
+    u64 h = p - 1;
+    while (h > 0 && share(h) == 0) --h;
+    last = share(h) - (ceil_div(share(h), piece) - 1) * piece;
+  }
   const Time tau0 = s.intra.tau(piece);
-  // A GPU's sends also hold it for the step overhead; the switch's sends have none.
+  const auto rho = [&](u64 b) { return reduced > 0 ? switch_reduce(q, b) : Time(); };
+  // A GPU's sends also hold it for the step overhead; the switch's sends have none. The pipeline
+  // fills with the first piece and drains with the last.
   const Time t =
-      s.intra.alpha_via_switch() + tau0 + (reduced > 0 ? switch_reduce(q, piece) : Time()) +
-      std::max({s.intra.stream(up, piece), s.intra.tau(down), switch_reduce(q, reduced)});
-  return {t, "nvls: α_s + τ0 + ρ0 + max(τ(up) + (k-1)o, τ(down), ρ(reduced)) through the switch",
+      s.intra.alpha_via_switch() +
+      std::max(tau0 + rho(piece) + std::max(s.intra.tau(down), switch_reduce(q, reduced)),
+               s.intra.stream(up, piece) + rho(last) + s.intra.tau(last));
+  return {t,
+          "nvls: α_s + max(τ0 + ρ0 + max(τ(down), ρ(reduced)), τ(up) + (k-1)o + ρ(l) + τ(l)) "
+          "through the switch",
           false};
 }
 

@@ -295,6 +295,37 @@ TEST(Generators, DoubleTreeOnOneNodeIsAChain) {
   }
 }
 
+// NVLS AllReduce on one node deals a channel's part to the heads as NCCL does (all_reduce.h,
+// RunWorkColl NVLS): a chunk per head in each full step, the remainder in 16 KiB-aligned chunks to
+// the first heads. A GPU's up lane (IR channel 0) sends each head's share as one piece per chunk.
+TEST(Generators, NvlsAllReduceDealsTheRemainderToTheFirstHeadsIn16KiB) {
+  auto up_sends = [](int ranks, std::uint64_t bytes) {
+    Request r;
+    r.algorithm = "nvls";
+    r.protocol = Protocol::kSimple;
+    r.comm = Communicator::flat(ranks);
+    r.count = bytes / 4;
+    r.channels = 1;
+    r.chunk_bytes = 16384;
+    const Schedule s = plan(r);
+    std::vector<std::uint64_t> sends;
+    for (OpCursor c = s.cursor(0, 0); !c.done(); c.next()) sends.push_back(c.op().bytes);
+    return sends;
+  };
+  using V = std::vector<std::uint64_t>;
+  // 8 heads x 16 KiB: one full step, a chunk each (as an even split would give).
+  EXPECT_EQ(up_sends(8, 131072), V(8, 16384));
+  // 64 KiB on 8 heads: 8 KiB each, aligned up to 16 KiB: the first four heads, the rest none.
+  EXPECT_EQ(up_sends(8, 65536), V(4, 16384));
+  // 47.6 KiB on 72 heads: three sends, not 72 of 677 bytes.
+  EXPECT_EQ(up_sends(72, 48752), (V{16384, 16384, 15984}));
+  // Two full steps of 8 x 16 KiB, then 40 KiB: 16, 16 and 8 KiB more to heads 0-2, whose
+  // shares (48, 48, 40 KiB) go up in chunks after the first heads', the other five 32 KiB each.
+  V shares = {16384, 16384, 16384, 16384, 16384, 16384, 16384, 16384, 8192};
+  shares.insert(shares.end(), 10, 16384);
+  EXPECT_EQ(up_sends(8, 2 * 131072 + 40960), shares);
+}
+
 // ring2d on 2 nodes x 4: the inter-node phase talks only to the same local rank.
 TEST(Generators, Ring2dCrossesNodesOnlyBetweenEqualLocalRanks) {
   Request r;
