@@ -10,7 +10,7 @@
 // RunWorkColl NVLS) moves the part in steps of one NVLS chunk per head, then the remainder in
 // chunks of alignUp(divUp(rem, heads), 16 KiB) to the first heads, so that a remainder of less
 // than 16 KiB a head leaves the last heads none: a 128 KiB part on 8 GPUs is eight chunks of
-// 16 KiB, a 47.6 KiB part on 72 GPUs three (an even split would be 72 sends of 660 bytes).
+// 16 KiB, a 48 KiB part on 72 GPUs three (an even split would be 72 sends of 683 bytes).
 //   AllReduce      up:   every GPU sends every block; the switch receives block b from every GPU
 //                        and reduces it (the last reduction applies the post-op).
 //                  down: the switch multicasts each reduced piece to every GPU (a send per lane).
