@@ -49,10 +49,12 @@ inline constexpr std::uint64_t kNvlsLastChunkAlign = 16384;  // bytes
 // Head h's share of a part of `len` units in NCCL's one-node NVLS AllReduce, at its place in the
 // part (`src/device/all_reduce.h`, RunWorkColl NVLS): one `chunk` in each full step of one chunk
 // per head, then the last step's remainder in chunks of alignUp(divUp(rem, heads), align) to the
-// first heads, the last of them shorter and the heads after it none. Units are elements or bytes,
+// first heads, the last of them shorter and the heads after it none (and none to a GPU that is no
+// head, h >= heads). Units are elements or bytes,
 // as long as `chunk` and `align` (kNvlsLastChunkAlign) are in the same ones.
 inline Span nvls_head_share(std::uint64_t len, std::uint64_t heads, std::uint64_t chunk,
                             std::uint64_t align, std::uint64_t h) {
+  if (h >= heads) return {len, 0};
   const std::uint64_t full = len / (heads * chunk) * chunk;  // each head's, in full steps
   const std::uint64_t rem = len - full * heads;
   const std::uint64_t last = ceil_div(ceil_div(rem, heads), align) * align;

@@ -7,10 +7,11 @@
 // The channel's part of the data is cut into blocks, one per rank (AllReduce: head b's share of
 // the part, as NCCL deals it; ReduceScatter / AllGather: rank b's block), and each block into
 // pieces (the protocol's slice). NCCL's one-node NVLS AllReduce (`src/device/all_reduce.h`,
-// RunWorkColl NVLS) moves the part in steps of one NVLS chunk per head, then the remainder in
-// chunks of alignUp(divUp(rem, heads), 16 KiB) to the first heads, so that a remainder of less
-// than 16 KiB a head leaves the last heads none: a 128 KiB part on 8 GPUs is eight chunks of
-// 16 KiB, a 48 KiB part on 72 GPUs three (an even split would be 72 sends of 683 bytes).
+// RunWorkColl NVLS) moves the part in steps of one NVLS chunk per head (every GPU up to 32, then
+// 32 of them: nvls_heads), then the remainder in chunks of alignUp(divUp(rem, heads), 16 KiB) to
+// the first heads, so that a remainder of less than 16 KiB a head leaves the last heads none: a
+// 128 KiB part on 8 GPUs is eight chunks of 16 KiB, a 48 KiB part on 72 GPUs three (an even
+// split would be 72 sends of 683 bytes); a GPU that is no head gets no block.
 //   AllReduce      up:   every GPU sends every block; the switch receives block b from every GPU
 //                        and reduces it (the last reduction applies the post-op).
 //                  down: the switch multicasts each reduced piece to every GPU (a send per lane).
@@ -113,7 +114,7 @@ class NvlsSource final : public GroupSource {
   bool reduces() const { return req_.collective != Collective::kAllGather; }
   // AllReduce: head h's elements of a part of `len`, at their place in it.
   Span head_share(std::uint64_t len, std::uint64_t h) const {
-    return nvls_head_share(len, static_cast<std::uint64_t>(n_),
+    return nvls_head_share(len, static_cast<std::uint64_t>(nvls_heads(n_)),
                            std::max<std::uint64_t>(1, piece_bytes() / elem_),
                            std::max<std::uint64_t>(1, kNvlsLastChunkAlign / elem_), h);
   }

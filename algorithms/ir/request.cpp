@@ -107,11 +107,13 @@ std::uint64_t tree_ll128_chunk(const Request& r, std::uint64_t chunk) {
 // NVLS and NVLSTree cut finer than Simple's 512 KiB slot (`src/enqueue.cc` calcCollChunking):
 // at most comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE, 128 KiB), NVLSTree at most
 // comm->nvlsTreeMaxChunkSize (64 KiB on 4 nodes or more unless Blackwell's tuning sets it), and
-// smaller while the size gives each of the channels x heads concurrent operations few chunks.
+// smaller while the size gives each of the channels x heads (nvls_heads) concurrent operations few
+// chunks.
 std::uint64_t nvls_chunk(const Request& r, std::uint64_t chunk, bool tree) {
   const std::uint64_t bytes = request_bytes(r).count();
   const int nodes = std::max(1, r.comm.node_count());
-  const std::uint64_t heads = static_cast<std::uint64_t>(std::max(1, r.comm.size() / nodes));
+  const std::uint64_t heads =
+      static_cast<std::uint64_t>(std::max(1, nvls_heads(r.comm.size() / nodes)));
   const std::uint64_t ops = static_cast<std::uint64_t>(std::max(1, r.channels)) * heads;
   auto below = [&](std::uint64_t times, std::uint64_t above, std::uint64_t to) {
     if (bytes < times * ops * chunk && chunk > above) chunk = to;

@@ -89,6 +89,11 @@ Bytes request_bytes(const Request& r);
 // SendRecv (is_nccl_p2p), the schedule ScheduleInfo::p2p marks.
 bool on_nccl_p2p_kernel(const Request& r);
 
+// NVLS heads among a node's (an NVLink domain's) GPUs: one per channel of NCCL's NVLS graph, whose
+// search takes at most min(NCCL_MAX_NVLS_ARITY = 32, the GPUs) channels (`src/graph/search.cc`,
+// ncclTopoCompute; the heads, `src/graph/connect.cc`): every GPU of an 8-GPU node, 32 of 72.
+inline int nvls_heads(int gpus) { return gpus < 32 ? gpus : 32; }
+
 // How data is cut for pipelining. A chunk is the unit an algorithm steps through (one ring step,
 // one tree level); a slice is the unit of one op, chunk / slices. NCCL defaults (docs/nccl-model.md
 // §2.3, `src/enqueue.cc` calcCollChunking, `src/include/collectives.h`): Ring + Simple AllReduce,

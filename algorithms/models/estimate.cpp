@@ -424,7 +424,9 @@ Estimate nvls(const EstimateRequest& q) {
   // FIFO slot.
   const u64 slice = std::max<u64>(1, s.cut.chunk / static_cast<u64>(s.cut.slices));
   const auto share = [&](u64 h) {
-    return detail::nvls_head_share(s.len, p, slice, detail::kNvlsLastChunkAlign, h).length;
+    return detail::nvls_head_share(s.len, static_cast<u64>(nvls_heads(s.p)), slice,
+                                   detail::kNvlsLastChunkAlign, h)
+        .length;
   };
   const u64 block = q.collective == Collective::kAllReduce ? share(0) : s.len;
   const u64 piece = nvls_piece(s, block);

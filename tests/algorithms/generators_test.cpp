@@ -326,6 +326,25 @@ TEST(Generators, NvlsAllReduceDealsTheRemainderToTheFirstHeadsIn16KiB) {
   EXPECT_EQ(up_sends(8, 2 * 131072 + 40960), shares);
 }
 
+// NCCL's NVLS graph has at most NCCL_MAX_NVLS_ARITY = 32 channels, one head each: on 72 GPUs the
+// chunk rule counts 32 heads (calcCollChunking: 64 x channels x heads x chunk), so 320 MiB on one
+// channel keeps NCCL_NVLS_CHUNKSIZE's 128 KiB (64 x 72 heads x 128 KiB would be 576 MiB, halving
+// it), and only the 32 heads take blocks.
+TEST(Generators, NvlsHasAtMost32Heads) {
+  EXPECT_EQ(nvls_heads(8), 8);
+  EXPECT_EQ(nvls_heads(72), 32);
+  Request r;
+  r.algorithm = "nvls";
+  r.protocol = Protocol::kSimple;
+  r.comm = Communicator::flat(72);
+  r.count = (std::uint64_t{320} << 20) / 4;
+  r.channels = 1;
+  const Schedule s = plan(r);
+  EXPECT_EQ(s.op(0, 0, 0).bytes, 131072u);
+  // 320 MiB over 32 heads in 128 KiB chunks: 80 chunks each, 2560 sends from every GPU.
+  EXPECT_EQ(s.op_count(0, 0), 2560u);
+}
+
 // ring2d on 2 nodes x 4: the inter-node phase talks only to the same local rank.
 TEST(Generators, Ring2dCrossesNodesOnlyBetweenEqualLocalRanks) {
   Request r;
