@@ -386,10 +386,14 @@ Time switch_reduce(const EstimateRequest& q, u64 b) {
   return transfer_time(Bytes(b), Bandwidth::bytes_per_second(per_port / std::max(1, q.channels)));
 }
 
-// NVLS's pipelining piece: one slice of its chunk (request.cpp), at most a FIFO slot and a block.
+// One slice of NVLS's chunk (request.cpp): what a head's share is dealt in.
+u64 nvls_slice(const Shape& s) {
+  return std::max<u64>(1, s.cut.chunk / static_cast<u64>(s.cut.slices));
+}
+
+// NVLS's pipelining piece: a slice, at most a FIFO slot and a block.
 u64 nvls_piece(const Shape& s, u64 block) {
-  const u64 slice = std::max<u64>(1, s.cut.chunk / static_cast<u64>(s.cut.slices));
-  return std::max<u64>(1, std::min({s.cut.piece, slice, block}));
+  return std::max<u64>(1, std::min({s.cut.piece, nvls_slice(s), block}));
 }
 
 }  // namespace
@@ -419,13 +423,12 @@ Estimate nvls(const EstimateRequest& q) {
     down = p * s.len;
     reduced = 0;
   }
-  // A channel's part is cut into p blocks (AllReduce: each head's share, the first the largest;
-  // RS / AG: rank b's block), each pipelined in pieces of NVLS's chunk (request.cpp), at most a
-  // FIFO slot.
-  const u64 slice = std::max<u64>(1, s.cut.chunk / static_cast<u64>(s.cut.slices));
+  // A channel's part is cut into blocks (AllReduce: each head's share, the first the largest;
+  // RS / AG: rank b's block of p), each pipelined in pieces of NVLS's chunk (request.cpp), at
+  // most a FIFO slot.
+  const auto heads = static_cast<u64>(nvls_heads(s.p));
   const auto share = [&](u64 h) {
-    return detail::nvls_head_share(s.len, static_cast<u64>(nvls_heads(s.p)), slice,
-                                   detail::kNvlsLastChunkAlign, h)
+    return detail::nvls_head_share(s.len, heads, nvls_slice(s), detail::kNvlsLastChunkAlign, h)
         .length;
   };
   const u64 block = q.collective == Collective::kAllReduce ? share(0) : s.len;
@@ -434,9 +437,10 @@ Estimate nvls(const EstimateRequest& q) {
   // the others where the part is not whole chunks (RS / AG: taken as whole pieces).
   u64 last = piece;
   if (q.collective == Collective::kAllReduce && s.len > 0) {
-    u64 h = p - 1;
+    u64 h = heads - 1;
     while (h > 0 && share(h) == 0) --h;
-    last = share(h) - (ceil_div(share(h), piece) - 1) * piece;
+    const u64 final_share = share(h);
+    last = final_share - (ceil_div(final_share, piece) - 1) * piece;
   }
   const Time tau0 = s.intra.tau(piece);
   const auto rho = [&](u64 b) { return reduced > 0 ? switch_reduce(q, b) : Time(); };
