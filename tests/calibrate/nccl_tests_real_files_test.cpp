@@ -26,6 +26,7 @@ struct Expected {
   std::string nccl_version;  // printed by NCCL or nccl-tests, else the curated "# nccl:" line
   MeasurementFormat format;
   std::string gpu;  // first GPU name of the rank lines, "" without rank lines
+  bool names_collective = true;  // false: no *_perf program named, read with --op (ReadOptions)
 };
 
 constexpr auto kAR = Collective::kAllReduce;
@@ -51,12 +52,26 @@ const std::vector<Expected> kFiles = {
      16, 2, "", kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x16_2node_allreduce_oci-bm-gpu4.8-roce-16x100G-nccl2.15.5_ocitutorials.txt", kAR, 1,
      10737418240, 10737418240, 16, 2, "2.15.5", kNew, "NVIDIA A100-SXM4-40GB"},
+    {"a100x16_2node_allgather_alcf-sophia-dgx-a100-8xHDR200.txt", kAG, 29, 0, 1073741824, 16, 2,
+     "2.22.3", kNew, "NVIDIA A100-SXM4-40GB"},
+    {"a100x16_2node_allreduce_alcf-sophia-dgx-a100-8xHDR200.txt", kAR, 29, 4, 1073741824, 16, 2,
+     "2.22.3", kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt", kAR, 28, 64, 8589934592, 8, 1, "",
      kNew, "NVIDIA A100-SXM4-40GB"},
     {"a100x8_1node_sendrecv_li-plus-playground.txt", kSR, 4, 134217728, 1073741824, 8, 1, "", kNew,
      ""},
+    {"b200x16_2node_allreduce_lambda-1cc-ib_dstack.txt", kAR, 29, 8, 2147483648, 16, 0, "2.26.2",
+     kNew, ""},
+    {"b200x8_1node_allgather_vultr-hgx-b200.txt", kAG, 32, 0, 17179869184, 8, 0, "", kNew, "",
+     false},
+    {"b200x8_1node_allreduce_vultr-hgx-b200.txt", kAR, 32, 8, 17179869184, 8, 0, "", kNew, "",
+     false},
+    {"b200x8_1node_reducescatter_vultr-hgx-b200.txt", kRS, 32, 0, 17179869184, 8, 0, "", kNew, "",
+     false},
     {"gb200x128_32node-2rack_allreduce_oci-bm-gpu-gb200-v3.4-mnnvl-roce_oci-hpc-oke.txt", kAR, 33,
      8, 34359738368, 128, 0, "2.29.2", kNew, "NVIDIA GB200"},
+    {"h100x16_2node_allreduce_aws-p5-efa-32x100G_keitaw.txt", kAR, 32, 8, 17179869184, 16, 2,
+     "2.22.3", kNew, kH100},
     {"h100x16_2node_allreduce_dell-xe9680-ib-8x400G-nvls_nccl-tests-issue309.txt", kAR, 32, 8,
      17179869184, 16, 2, "2.26.2", kNew, ""},
     {"h100x16_2node_allreduce_ib-400G_NCCL_ALGO-Ring_MIN_CTAS24-QPS2_nccl-tests-issue309-gjaion."
@@ -123,7 +138,13 @@ TEST(NcclTestsRealFiles, EveryFileHasExpectations) {
 TEST(NcclTestsRealFiles, ParseAsIndexSays) {
   for (const Expected& e : kFiles) {
     SCOPED_TRACE(e.file);
-    const MeasurementFile m = read_measurements(kDir + e.file);
+    if (!e.names_collective) {
+      // The file names no *_perf program: it reads only with what --op says.
+      EXPECT_THROW(read_measurements(kDir + e.file), MeasurementError);
+    }
+    ReadOptions op;
+    if (!e.names_collective) op.collective = e.collective;
+    const MeasurementFile m = read_measurements(kDir + e.file, op);
     EXPECT_EQ(m.collective, e.collective);
     ASSERT_EQ(m.rows.size(), e.rows);
     EXPECT_EQ(m.rows.front().bytes, e.first_bytes);

@@ -227,6 +227,15 @@ std::string wrap_lines(const std::string& text, const std::string& prefix, const
   return out;
 }
 
+// What --op says for a real file that names no collective: the collective its name gives
+// (<gpus>_<layout>_<collective>_<source>.txt, tests/data/nccl-tests/INDEX.md).
+ReadOptions options_for(const std::filesystem::path& path, std::string_view text) {
+  if (text.find("_perf") != std::string_view::npos) return {};
+  const std::string name = path.filename().string();
+  const auto a = name.find('_', name.find('_') + 1) + 1;
+  return {.collective = parse_collective(name.substr(a, name.find('_', a) - a))};
+}
+
 // Every real file, wrapped line by line as each launcher does, reads the same rows.
 TEST(NcclTestsWrapped, EveryRealFileUnderEveryLinePrefix) {
   const std::vector<std::string> prefixes = {
@@ -238,13 +247,14 @@ TEST(NcclTestsWrapped, EveryRealFileUnderEveryLinePrefix) {
     const std::string path = entry.path().string();
     SCOPED_TRACE(path);
     const std::string text = file_text(path);
-    const MeasurementFile o = parse_measurements(text, "x.txt");
-    expect_same_rows(parse_measurements(wrap_lines(text, "", "\r\n"), "x.txt"), {&o});
+    const ReadOptions op = options_for(entry.path(), text);
+    const MeasurementFile o = parse_measurements(text, "x.txt", op);
+    expect_same_rows(parse_measurements(wrap_lines(text, "", "\r\n"), "x.txt", op), {&o});
     // One launcher's prefix does not go before another's tag.
     if (text.find("<stdout>:") != std::string::npos) continue;
     for (const std::string& prefix : prefixes) {
       SCOPED_TRACE(prefix);
-      expect_same_rows(parse_measurements(wrap_lines(text, prefix, "\n"), "x.txt"), {&o});
+      expect_same_rows(parse_measurements(wrap_lines(text, prefix, "\n"), "x.txt", op), {&o});
     }
   }
   EXPECT_GT(files, 30);
