@@ -1,7 +1,8 @@
 // Published logs come wrapped by their launcher (Open MPI tags, srun labels, Ray prefixes), with
-// CRLF line ends, several tables in one file, or without the line naming the collective. Each
-// sample in tests/data/nccl-tests-wrapped was made from tables in tests/data/nccl-tests (its first
-// line says how); the rows read from it must be the rows read from those originals.
+// nccl-tests' '#' dropped by a renderer, with CRLF line ends, several tables in one file, or
+// without the line naming the collective. Each sample in tests/data/nccl-tests-wrapped was made
+// from tables in tests/data/nccl-tests (its first line says how); the rows read from it must be the
+// rows read from those originals.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -64,6 +65,8 @@ const std::vector<OneToOne> kOneToOne = {
     {"ray_h100x8_1node_allreduce_NVLS_together.txt", "h100x8_1node_allreduce_NVLS_together.txt"},
     {"crlf_h100x4_1node_reducescatter_waynehacking8.txt",
      "h100x4_1node_reducescatter_waynehacking8.txt"},
+    {"hash-stripped_a100x16_2node_allreduce_alcf-sophia-dgx-a100-8xHDR200.txt",
+     "a100x16_2node_allreduce_alcf-sophia-dgx-a100-8xHDR200.txt"},
 };
 const std::string kTwoRuns = "two-runs_allreduce_small-msg_reg0_graph0-graph1_waynehacking8.txt";
 const std::string kFiveCollectives = "five-collectives_h100x8_1node_xxrjun-cluster01.txt";
