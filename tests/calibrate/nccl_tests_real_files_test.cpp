@@ -130,6 +130,8 @@ const std::vector<Expected> kFiles = {
      "", kNew, "NVIDIA GeForce RTX 2080 Ti"},
     {"rtx2080ti-x2_1node-pcie-noP2P_allreduce_anthony-hoo-blog.txt", kAR, 28, 8, 1073741824, 2, 1,
      "", kNew, "NVIDIA GeForce RTX 2080 Ti"},
+    {"rtx4090x8_1node_allreduce_p2p-off-2x-epyc7542_chlc-blog.txt", kAR, 25, 8, 134217728, 8, 1, "",
+     kNew, ""},
 };
 
 TEST(NcclTestsRealFiles, EveryFileHasExpectations) {

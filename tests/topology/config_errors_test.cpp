@@ -27,7 +27,8 @@ const std::vector<BadConfig> kBadConfigs = {
     {"nodes-not-integer.yaml", "1:8: nodes: expected an integer from 1 to 1048576, got \"two\""},
     {"unknown-gpu-model.yaml",
      "3:8: node.gpu: unknown GPU model \"H100-SMX\"; expected one of V100-SXM2, V100-PCIe, "
-     "RTX2080Ti, A100-SXM, A100-PCIe, H100-SXM, H100-PCIe, H200, B200, GB200, host-process; "
+     "RTX2080Ti, RTX4090, A100-SXM, A100-PCIe, H100-SXM, H100-PCIe, H200, B200, GB200, "
+     "host-process; "
      "did you mean \"H100-SXM\"?"},
     {"missing-gpus.yaml", "3:3: node: missing required key \"gpus\""},
     {"zero-nic-bandwidth.yaml",
@@ -70,7 +71,8 @@ const std::vector<BadConfig> kBadConfigs = {
     {"radix-too-small.yaml",
      "7:57: network.radix: a leaf of 32 down ports (nodes_per_leaf 4 x 8 NICs) needs 32 up ports "
      "at oversubscription 1: 64 ports, more than the radix 32"},
-    {"mesh-groups-uneven.yaml", "5:34: node.nvlink.groups: 6 GPUs do not split into 4 equal groups"},
+    {"mesh-groups-uneven.yaml",
+     "5:34: node.nvlink.groups: 6 GPUs do not split into 4 equal groups"},
     {"explicit-disconnected-gpu.yaml",
      "4:5: devices[2]: GPU \"gpu2\" is not connected to GPU \"gpu0\""},
     {"explicit-unknown-device.yaml",
