@@ -31,26 +31,6 @@ std::optional<std::pair<std::string, std::string>> metadata_line(std::string_vie
 // NCCL's "host:pid:tid [dev] NCCL INFO ..." and anything else naming NCCL is log output.
 bool is_log_output(std::string_view text) { return text.find("NCCL") != std::string_view::npos; }
 
-// nccl-tests prints everything but its rows after '#'. Some renderers of published logs drop that
-// '#' (dstack's documentation pages, markdown turned into text), which leaves the run's header,
-// its rank lines, the column header and the closing summary as bare lines; they are read as if the
-// '#' were there.
-bool is_bare_nccl_tests_line(std::string_view text, int line) {
-  static constexpr std::string_view kStarts[] = {"Collective test starting:",
-                                                 "Collective test concluded:",
-                                                 "Using devices",
-                                                 "nccl-tests version",
-                                                 "Avg bus bandwidth",
-                                                 "Out of bounds values",
-                                                 "out-of-place",
-                                                 "(B)"};
-  for (std::string_view s : kStarts) {
-    if (text.starts_with(s)) return true;
-  }
-  return looks_like_column_header(text) || parse_run_header(text, line).has_value() ||
-         parse_device_line(text, line).has_value();
-}
-
 }  // namespace
 
 NcclTestsParser::NcclTestsParser(std::string path, ReadOptions options)
@@ -104,8 +84,14 @@ void NcclTestsParser::on_comment(std::string_view body, int line) {
     out_.metadata.push_back(std::move(*meta));
     return;
   }
+  on_own_line(body, line);
+}
+
+// nccl-tests prints everything but its rows after '#'; `body` is such a line without it. Whether
+// it is one of nccl-tests' own (its banner, run header, rank lines, column header, summary), read.
+bool NcclTestsParser::on_own_line(std::string_view body, int line) {
   const std::vector<std::string_view> w = split_words(body);
-  if (w.empty()) return;
+  if (w.empty()) return false;
   if (body.starts_with("Collective test starting:")) {
     on_banner(w, true, line);
   } else if (body.starts_with("Collective test concluded:")) {
@@ -155,7 +141,11 @@ void NcclTestsParser::on_comment(std::string_view body, int line) {
     if (w.size() < 2 || w[w.size() - 2] != "0" || w.back() != "OK") {
       out_.warnings.push_back(fmt::format("{}: nccl-tests: {}", at(line), body));
     }
+  } else if (!body.starts_with("Using devices") && !body.starts_with("out-of-place") &&
+             !body.starts_with("(B)")) {
+    return false;  // the rank list's title and the header's upper lines carry nothing to read
   }
+  return true;
 }
 
 // "# Collective test starting: all_reduce_perf" begins a run; "# Collective test concluded: ..."
@@ -281,7 +271,9 @@ void NcclTestsParser::on_row(const std::vector<std::string_view>& words, std::st
 
 void NcclTestsParser::on_foreign(std::string_view text, const std::vector<std::string_view>& words,
                                  int line) {
-  if (is_bare_nccl_tests_line(text, line)) return on_comment(text, line);
+  // Some renderers of published logs drop nccl-tests' '#' (dstack's documentation pages): its
+  // own lines are read as if it were there.
+  if (on_own_line(text, line)) return;
   ++out_.skipped_lines;
   if (auto v = find_nccl_version(text); v && !printed_version_) printed_version_ = std::move(v);
   if (auto ch = find_nccl_channels(text)) echoed_channels_.emplace_back(*ch, line);

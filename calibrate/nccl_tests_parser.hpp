@@ -64,6 +64,7 @@ class NcclTestsParser {
 
   void on_label(std::string_view text, int line);
   void on_comment(std::string_view body, int line);
+  bool on_own_line(std::string_view body, int line);
   void on_banner(const std::vector<std::string_view>& words, bool starting, int line);
   void on_row(const std::vector<std::string_view>& words, std::string_view text, int line);
   void on_foreign(std::string_view text, const std::vector<std::string_view>& words, int line);

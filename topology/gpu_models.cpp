@@ -20,7 +20,8 @@ const std::vector<GpuModel>& catalogue() {
       {"V100-PCIe", 70, 0, GBps(25), GBps(kPcieGen3), GBps(900)},
       // PCIe Gen3 x16 card (TU102); GDDR6 616 GB/s
       {"RTX2080Ti", 75, 0, GBps(25), GBps(kPcieGen3), GBps(616)},
-      // PCIe Gen4 x16 card (AD102), no NVLink [S54]; GDDR6X 1,008 GB/s
+      // PCIe Gen4 x16 card (AD102, Ada: compute capability 8.9), no NVLink [S54];
+      // GDDR6X 1,008 GB/s
       {"RTX4090", 89, 0, GBps(25), GBps(kPcieGen4), GBps(1008)},
       // NVLink3, 600 GB/s bidir [S25]; 80 GB HBM2e 2,039 GB/s
       {"A100-SXM", 80, 12, GBps(25), GBps(kPcieGen4), GBps(2039)},
