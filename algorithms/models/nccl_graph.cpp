@@ -126,6 +126,7 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     nvlink = nvlink || (is_nvlink_class(link.kind) && link.kind != LinkKind::kC2c);
     nvswitch = nvswitch || link.kind == LinkKind::kNvSwitch;
     if (link.kind == LinkKind::kPcie) pcie_bw = std::max(pcie_bw, link.bandwidth);
+    if (link.kind == LinkKind::kC2c) in.cpu_x86 = false;  // a Grace CPU: Arm
   }
   // NCCL rates PCIe at width x GT/s / 80 (Gen5 x16: 48 GB/s); our links carry the 128b/130b
   // payload rate (63 GB/s): the ratio is 80/105 for every generation.

@@ -361,6 +361,12 @@ std::optional<double> NcclModel::time_us(Collective c, NcclAlgo a, Protocol p,
   if (a == NcclAlgo::kTree && c == Collective::kAllReduce && idx >= 0 && idx < 23) {
     bw *= detail::kTreeCorrection[static_cast<int>(p)][idx];
   }
+  // From 2.29 the same correction, to 512 MiB, for NVLSTree on Blackwell behind x86 hosts
+  // (`src/graph/tuning.cc` ncclTopoGetAlgoTime, minCompCap >= 100 and NCCL_TOPO_CPU_ARCH_X86).
+  if (a == NcclAlgo::kNvlsTree && c == Collective::kAllReduce && idx >= 0 && idx < 24 &&
+      in_.sm >= 100 && in_.cpu_x86 && in_.release.at_least(29)) {
+    bw *= detail::kTreeCorrection[static_cast<int>(p)][idx];
+  }
   // Ring plateau effect for multi-node Ring/Simple AllReduce (§1.2).
   if (a == NcclAlgo::kRing && p == Protocol::kSimple && c == Collective::kAllReduce &&
       in_.nodes > 1 && in_.runtime_channels > 0 &&

@@ -72,6 +72,9 @@ struct NcclModelInput {
   int nodes = 1;
   int ranks = 1;
   CpuVendor cpu = CpuVendor::kIntel;
+  // comm->cpuArch == NCCL_TOPO_CPU_ARCH_X86: false on a Grace node (its GPUs reach the CPU over
+  // NVLink-C2C), whose Arm cores NCCL tunes apart from x86 hosts.
+  bool cpu_x86 = true;
   std::optional<NcclGraph> ring, tree, nvls;
   // CollNet's graphs, where the fabric runs it (Topology::sharp): none otherwise.
   std::optional<NcclGraph> collnet_direct, collnet_chain;

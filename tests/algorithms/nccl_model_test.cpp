@@ -200,6 +200,32 @@ TEST(NcclModel, NvlsChannelsFromTheCluster) {
   }
 }
 
+// From 2.29 NCCL derates NVLSTree's bandwidth by the trees' correction on Blackwell behind x86
+// hosts (`src/graph/tuning.cc` ncclTopoGetAlgoTime): at 1 MiB (index 14) Simple's 0.5, up to
+// 512 MiB; not on 2.28, not on Hopper, not on a Grace tray (Arm; its GPUs have a C2C link).
+TEST(NcclModel, BlackwellNvlsTreeOnX86TakesTheTreeCorrectionFrom229) {
+  const auto time = [](const Topology& t, const char* release, std::uint64_t bytes) {
+    const NcclModel m(
+        nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release(release)));
+    return *m.time_us(Collective::kAllReduce, NcclAlgo::kNvlsTree, Protocol::kSimple, bytes);
+  };
+  const auto bandwidth_part = [&](const Topology& t, const char* release, std::uint64_t bytes) {
+    return time(t, release, bytes) - time(t, release, 0);
+  };
+  const Topology b200 = load_topology("dgx-b200", {.nodes = 2});
+  const std::uint64_t mib = std::uint64_t{1} << 20;
+  EXPECT_TRUE(nccl_model_input(b200, Communicator::from_topology(b200), kNewestNccl).cpu_x86);
+  EXPECT_NEAR(bandwidth_part(b200, "2.29.2", mib), 2 * bandwidth_part(b200, "2.28.9", mib), 1e-6);
+  EXPECT_NEAR(bandwidth_part(b200, "2.30.7", 512 * mib) * 0.9,
+              bandwidth_part(b200, "2.28.9", 512 * mib), 1e-6);
+  EXPECT_NEAR(bandwidth_part(b200, "2.30.7", 1024 * mib),
+              bandwidth_part(b200, "2.28.9", 1024 * mib), 1e-6);  // index 24: none
+  const Topology h100 = load_topology("h100-2node-ib");
+  EXPECT_NEAR(bandwidth_part(h100, "2.30.7", mib), bandwidth_part(h100, "2.28.9", mib), 1e-6);
+  const Topology grace = load_topology("gb200-nvl72", {.nodes = 36});
+  EXPECT_FALSE(nccl_model_input(grace, Communicator::from_topology(grace), kNewestNccl).cpu_x86);
+}
+
 TEST(NcclModel, VersionsParse) {
   EXPECT_EQ(parse_nccl_version("2.22"), NcclVersion::k2_22);
   EXPECT_EQ(parse_nccl_version("2.30.7"), NcclVersion::k2_30);
