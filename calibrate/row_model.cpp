@@ -156,7 +156,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
       } else {
         const AlgoChoice allowed = parse_algo_choice(algo, proto);
         const NcclModel& m = model_for(r.comm);
-        const Selection s = select_nccl(m, r.collective, row.bytes, allowed);
+        const Selection s = select_nccl(m, r.collective, row.bytes, allowed, {r.redop, r.dtype});
         r.algorithm = s.chosen.algorithm;
         r.protocol = s.chosen.protocol;
         if (!channels) {

@@ -98,7 +98,8 @@ void add_row(Comparison& c, const Predictor& ev, const NcclModel* nccl, const Sw
   std::string pick;
   if (nccl != nullptr) {
     try {
-      pick = select_nccl(*nccl, r.collective, point.bytes, ev.allowed()).nccl_pick;
+      pick =
+          select_nccl(*nccl, r.collective, point.bytes, ev.allowed(), {r.redop, r.dtype}).nccl_pick;
     } catch (const RequestError&) {
       pick.clear();
     }

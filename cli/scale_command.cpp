@@ -174,7 +174,9 @@ ScaleRow scale_row(const ScaleArgs& a, int nodes, Scaling& s) {
       own.emplace(nccl_input(a.model, p.topo, p.request.comm));
       nccl = &*own;
     }
-    row.nccl_pick = select_nccl(*nccl, p.request.collective, s.bytes, p.choice).nccl_pick;
+    row.nccl_pick = select_nccl(*nccl, p.request.collective, s.bytes, p.choice,
+                                {p.request.redop, p.request.dtype})
+                        .nccl_pick;
   } catch (const Error&) {
     row.nccl_pick.clear();  // NCCL's model has no say here
   }

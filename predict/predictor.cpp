@@ -94,7 +94,8 @@ std::vector<Candidate> Predictor::to_try(std::uint64_t count, Choice* partial) c
     return {candidates_.front()};
   }
   if (s_.select == SelectPolicy::kNccl) {
-    const Selection s = select_nccl(*nccl_, s_.request.collective, size_of(count), s_.allowed);
+    const Selection s = select_nccl(*nccl_, s_.request.collective, size_of(count), s_.allowed,
+                                    {s_.request.redop, s_.request.dtype});
     partial->how = "nccl";
     partial->nccl_pick = s.nccl_pick;
     partial->note = s_.request.comm.size() == 1

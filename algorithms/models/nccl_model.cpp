@@ -79,6 +79,22 @@ std::string_view to_string(CpuVendor c) {
   return c == CpuVendor::kIntel ? "intel" : c == CpuVendor::kAmd ? "amd" : "other";
 }
 
+bool nccl_nvls_reduces(ReduceOp op, DataType type) {
+  switch (type) {
+    case DataType::kI32:
+    case DataType::kI64:
+    case DataType::kF16:
+    case DataType::kBf16:
+      return op == ReduceOp::kSum || op == ReduceOp::kMin || op == ReduceOp::kMax;
+    case DataType::kF32:
+    case DataType::kF64:
+      return op == ReduceOp::kSum;
+    case DataType::kU8:
+      return false;
+  }
+  return false;
+}
+
 NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_list) {
   NcclFilter f;
   auto apply = [](std::string_view list, auto& enabled, auto&& index_of) {

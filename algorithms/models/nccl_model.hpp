@@ -100,6 +100,12 @@ struct NcclFilter {
 };
 NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_list);
 
+// Whether NCCL's NVLS kernels reduce `op` on `type` (ncclNvlsSupported, src/include/device.h,
+// 2.18 to 2.30): sum on every floating and integer type but 8-bit ones, min and max on integer
+// and 16-bit floating types; avg (NCCL's PreMulSum or SumPostDiv) and prod on none. Where they do
+// not, NCCL runs neither NVLS nor NVLSTree for a reducing collective (enqueue.cc: nvlsSupport).
+bool nccl_nvls_reduces(ReduceOp op, DataType type);
+
 // The release a model input is for, as the output names it: "2.30.7" or "2.22.3" where it is
 // the release the constants were read from (or names no patch of it), "2.19 with 2.22.3's
 // constants" otherwise.

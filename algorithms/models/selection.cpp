@@ -182,7 +182,7 @@ std::optional<Selection> select_best(const std::vector<Candidate>& cs,
 }
 
 Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
-                      const AlgoChoice& allowed) {
+                      const AlgoChoice& allowed, NcclOperands operands) {
   if (c == Collective::kBarrier) {
     throw RequestError("--select nccl: NCCL has no barrier collective; use --select best");
   }
@@ -208,7 +208,14 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
     }
     return s;
   }
-  const auto pick = m.best(c, bytes, allowed.nccl);
+  NcclFilter filter = allowed.nccl;
+  const bool nvls_reduces =
+      c == Collective::kAllGather || nccl_nvls_reduces(operands.redop, operands.dtype);
+  if (!nvls_reduces) {
+    filter.algos[static_cast<int>(NcclAlgo::kNvls)] = false;
+    filter.algos[static_cast<int>(NcclAlgo::kNvlsTree)] = false;
+  }
+  const auto pick = m.best(c, bytes, filter);
   if (!pick) {
     const bool any_nccl = std::any_of(allowed.algorithms.begin(), allowed.algorithms.end(),
                                       [](const std::string& a) { return nccl_algo_of(a); });
@@ -219,6 +226,15 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
           fmt::join(allowed.algorithms, ", ")));
     }
     if (allowed.algorithms.size() == 1) {
+      const std::string& only = allowed.algorithms.front();
+      if (!nvls_reduces && (only == collsim_algorithm(NcclAlgo::kNvls) ||
+                            only == collsim_algorithm(NcclAlgo::kNvlsTree))) {
+        throw RequestError(fmt::format(
+            "--select nccl: NCCL's NVLS kernels do not reduce {} on {} (only sum, and min or max "
+            "on integer and 16-bit floating types), so NCCL does not run {} for {}; --proto runs "
+            "it anyway (NCCL could not)",
+            to_string(operands.redop), to_string(operands.dtype), only, to_string(c)));
+      }
       // NCCL's enable rules (docs/nccl-model.md §1.6) rule it out here: say how to run it anyway.
       throw RequestError(fmt::format(
           "--select nccl: NCCL does not run {} for {} on this cluster{}; --proto runs it anyway "

@@ -90,9 +90,15 @@ std::optional<Selection> select_best(const std::vector<Candidate>& cs, const Cos
 //    16 KiB per peer message and channel (NCCL_P2P_LL_THRESHOLD, docs/nccl-model.md §1.1), Simple
 //    above: chosen = direct with that protocol; time_us = 0 (NCCL has no cost model for p2p).
 //  - Barrier: NCCL has none; RequestError.
+// A reducing collective whose operator or type NVLS cannot reduce (nccl_nvls_reduces) runs
+// neither NVLS nor NVLSTree, as in NCCL.
 // RequestError when the filter leaves NCCL nothing it would run.
+struct NcclOperands {
+  ReduceOp redop = ReduceOp::kSum;
+  DataType dtype = DataType::kF32;
+};
 Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
-                      const AlgoChoice& allowed);
+                      const AlgoChoice& allowed, NcclOperands operands = {});
 
 // NCCL's spelling of a protocol, as NCCL_PROTO and its logs write it: LL, LL128, Simple.
 std::string_view nccl_protocol_name(Protocol p);

@@ -171,6 +171,38 @@ TEST(Selection, NcclPolicyFollowsNcclsArgMin) {
   EXPECT_NE(s.chosen.protocol, P::kLL);
 }
 
+// NCCL runs NVLS and NVLSTree only for what the switch can reduce (ncclNvlsSupported): sum, and
+// min/max on integer and 16-bit floating types; never avg or prod. AllGather reduces nothing.
+TEST(Selection, NvlsOnlyWhereTheSwitchReducesTheOperatorAndType) {
+  EXPECT_TRUE(nccl_nvls_reduces(ReduceOp::kSum, DataType::kF32));
+  EXPECT_TRUE(nccl_nvls_reduces(ReduceOp::kSum, DataType::kBf16));
+  EXPECT_TRUE(nccl_nvls_reduces(ReduceOp::kMax, DataType::kF16));
+  EXPECT_TRUE(nccl_nvls_reduces(ReduceOp::kMin, DataType::kI32));
+  EXPECT_FALSE(nccl_nvls_reduces(ReduceOp::kMax, DataType::kF32));
+  EXPECT_FALSE(nccl_nvls_reduces(ReduceOp::kAvg, DataType::kBf16));
+  EXPECT_FALSE(nccl_nvls_reduces(ReduceOp::kProd, DataType::kF32));
+  EXPECT_FALSE(nccl_nvls_reduces(ReduceOp::kSum, DataType::kU8));
+  const NcclModel m = dgx_h100();
+  const AlgoChoice all = parse_algo_choice("auto", "auto");
+  const std::uint64_t big = std::uint64_t{32} << 20;
+  EXPECT_EQ(
+      select_nccl(m, Collective::kAllReduce, big, all, {ReduceOp::kSum, DataType::kBf16}).nccl_pick,
+      "NVLS/Simple");
+  const Selection avg =
+      select_nccl(m, Collective::kAllReduce, big, all, {ReduceOp::kAvg, DataType::kBf16});
+  EXPECT_NE(avg.chosen.algorithm, "nvls");
+  EXPECT_EQ(avg.nccl_pick.rfind("Ring/", 0), 0u) << avg.nccl_pick;
+  // Forced, it is an error that says why.
+  try {
+    select_nccl(m, Collective::kAllReduce, big, parse_algo_choice("nvls", "auto"),
+                {ReduceOp::kProd, DataType::kF32});
+    ADD_FAILURE() << "NVLS with prod was accepted";
+  } catch (const RequestError& e) {
+    EXPECT_NE(std::string(e.what()).find("do not reduce prod on f32"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Selection, NcclPolicyForPointToPointAndBarrier) {
   const NcclModel m = dgx_h100();
   const AlgoChoice all = parse_algo_choice("auto", "auto");
