@@ -24,6 +24,7 @@
 #include "algorithms/ir/communicator.hpp"
 #include "algorithms/models/nccl_channels.hpp"
 #include "algorithms/models/nccl_model.hpp"
+#include "algorithms/models/nccl_p2p.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim {
@@ -240,6 +241,7 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     }
   }
   in.runtime_channels = 2 * ring.channels;
+  in.p2p_per_peer = nccl_p2p_shape(topo, comm, in.runtime_channels).per_peer;
 
   // The network plugin: NICs that do not deliver 128-byte blocks in order leave NCCL Simple
   // only (aws-ofi-nccl sets NCCL_PROTO=simple for the process, Topology::in_order), and from

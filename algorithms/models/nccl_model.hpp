@@ -83,6 +83,7 @@ struct NcclModelInput {
   bool ll128 = true;                  // LL128 enabled (NCCL_PROTO / the hardware rules)
   std::optional<bool> pat;            // default: enabled on 2.30 with one GPU per node
   int runtime_channels = 0;           // comm->nChannels (default: 2 x ring channels)
+  int p2p_per_peer = 1;               // comm->p2pnChannelsPerPeer (nccl_p2p_shape)
   // comm->nvlsChannels before NCCL_MIN/MAX_CTAS: NCCL_NVLS_NCHANNELS's default for this
   // release, architecture and shape (nccl_nvls_channels, nccl_channels.hpp).
   int nvls_channels = 16;

@@ -188,14 +188,21 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
   }
   if (c == Collective::kAllToAll || c == Collective::kGather || c == Collective::kScatter ||
       c == Collective::kSendRecv) {
-    // Point-to-point: one message per peer; LL while it fits NCCL_P2P_LL_THRESHOLD per channel,
-    // and only where the NICs deliver in order (collsim runs one protocol for the whole
+    // Point-to-point: one message per peer; LL while it fits NCCL_P2P_LL_THRESHOLD (16 KiB) per
+    // channel, and only where the NICs deliver in order (collsim runs one protocol for the whole
     // collective, and refuses LL on such NICs; NCCL itself keeps network peers on Simple unless
-    // NCCL_ALLOC_P2P_NET_LL_BUFFERS is set, which is not restated here).
-    const int ranks = std::max(1, m.input().ranks);
+    // NCCL_ALLOC_P2P_NET_LL_BUFFERS is set, which is not restated here). Which channels
+    // (src/enqueue.cc): before 2.29 the most a peer may use, p2pnChannelsPerPeer; from 2.29 the
+    // ones this send is split over, one per 64 KiB part, so that no send beyond 16 KiB stays LL.
+    const NcclModelInput& in = m.input();
+    const int ranks = std::max(1, in.ranks);
     const std::uint64_t per_peer = c == Collective::kSendRecv ? bytes : bytes / ranks;
-    const int channels = std::max(1, m.input().runtime_channels);
-    const bool ll = m.input().ll && per_peer <= static_cast<std::uint64_t>(channels) * 16384;
+    constexpr std::uint64_t kP2pLlThreshold = 16384;
+    const std::uint64_t ll_most =
+        in.release.at_least(29)
+            ? kP2pLlThreshold
+            : static_cast<std::uint64_t>(std::max(1, in.p2p_per_peer)) * kP2pLlThreshold;
+    const bool ll = in.ll && per_peer <= ll_most;
     Selection s{{"direct", ll ? Protocol::kLL : Protocol::kSimple},
                 0,
                 ll ? "P2P/LL" : "P2P/Simple",

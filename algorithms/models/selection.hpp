@@ -87,8 +87,9 @@ std::optional<Selection> select_best(const std::vector<Candidate>& cs, const Cos
 //  - AllReduce, AllGather, ReduceScatter, Broadcast, Reduce: NcclModel::best, which collsim
 //    simulates as it is (every NCCL algorithm has a generator).
 //  - AllToAll, Gather, Scatter, SendRecv: NCCL runs these as point-to-point sends, LL up to
-//    16 KiB per peer message and channel (NCCL_P2P_LL_THRESHOLD, docs/nccl-model.md §1.1), Simple
-//    above: chosen = direct with that protocol; time_us = 0 (NCCL has no cost model for p2p).
+//    16 KiB per peer message and channel (NCCL_P2P_LL_THRESHOLD, docs/nccl-model.md §1.1): up to
+//    p2pnChannelsPerPeer x 16 KiB a peer before 2.29, 16 KiB from it; Simple above: chosen =
+//    direct with that protocol; time_us = 0 (NCCL has no cost model for p2p).
 //  - Barrier: NCCL has none; RequestError.
 // A reducing collective whose operator or type NVLS cannot reduce (nccl_nvls_reduces) runs
 // neither NVLS nor NVLSTree, as in NCCL.

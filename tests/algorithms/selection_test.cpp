@@ -206,10 +206,22 @@ TEST(Selection, NvlsOnlyWhereTheSwitchReducesTheOperatorAndType) {
 TEST(Selection, NcclPolicyForPointToPointAndBarrier) {
   const NcclModel m = dgx_h100();
   const AlgoChoice all = parse_algo_choice("auto", "auto");
-  // AllToAll of 1 MiB over 8 ranks: 128 KiB per peer, <= 24 channels x 16 KiB -> LL.
-  Selection s = select_nccl(m, Collective::kAllToAll, 1 << 20, all);
+  // NCCL 2.30: LL up to 16 KiB a peer (an AllToAll of 128 KiB over 8 ranks), Simple above.
+  Selection s = select_nccl(m, Collective::kAllToAll, 128 << 10, all);
   EXPECT_EQ(s.chosen, (Candidate{"direct", P::kLL}));
   EXPECT_EQ(s.nccl_pick, "P2P/LL");
+  s = select_nccl(m, Collective::kAllToAll, 256 << 10, all);
+  EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
+  s = select_nccl(m, Collective::kSendRecv, 32 << 10, all);
+  EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
+  // Before 2.29: up to p2pnChannelsPerPeer x 16 KiB, 512 KiB a peer on 32 channels a peer.
+  NcclModelInput old = m.input();
+  old.release = NcclRelease{28, 9};
+  old.p2p_per_peer = 32;
+  s = select_nccl(NcclModel(old), Collective::kAllToAll, 4 << 20, all);
+  EXPECT_EQ(s.chosen, (Candidate{"direct", P::kLL}));
+  s = select_nccl(NcclModel(old), Collective::kAllToAll, 8 << 20, all);
+  EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
   s = select_nccl(m, Collective::kAllToAll, 64 << 20, all);
   EXPECT_EQ(s.chosen, (Candidate{"direct", P::kSimple}));
   EXPECT_THROW(select_nccl(m, Collective::kBarrier, 0, all), RequestError);
