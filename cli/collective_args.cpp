@@ -56,6 +56,12 @@ PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
   s.costs.line_forwarding = m.line_forwarding;
   s.nccl_channels = p.nccl_channels;
   s.release = release;
+  // NCCL's channel count is the release's (its rules changed: nccl_model_input), not the newest's
+  // that prepare() gave the request before --nccl-version was read.
+  if (p.nccl_channels) {
+    s.request.channels =
+        std::clamp(nccl_model_input(p.topo, p.request.comm, release).runtime_channels, 1, 64);
+  }
   // Where NCCL has nothing to choose from (a Barrier; --algo naming only collsim's own
   // algorithms), the default policy falls back to collsim's fastest, and the output says so
   // ("auto: the fastest by --model"); --select nccl given explicitly stays an error.

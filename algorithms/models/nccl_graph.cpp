@@ -241,6 +241,15 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     }
   }
   in.runtime_channels = 2 * ring.channels;
+  // Hopper across nodes: four compute channels per search channel where the ring is fast
+  // ("to reach peak BW on <8 PPN", src/graph/connect.cc ncclTopoPostset): ring bwIntra above
+  // 45 GB/s doubles the channels again, while 2 x them fit MAXCHANNELS in 2.18 and 2.19 and while
+  // they are fewer than 16 from 2.20; sm90 only until 2.25, sm90 and later since.
+  const bool arch = v.at_least(25) ? in.sm >= 90 : in.sm == 90;
+  const bool room = v.at_least(20) ? in.runtime_channels < 16 : 2 * in.runtime_channels <= 64;
+  if (v.at_least(18) && arch && in.nodes > 1 && ring.bw_intra > 45.0 && room) {
+    in.runtime_channels *= 2;
+  }
   in.p2p_per_peer = nccl_p2p_shape(topo, comm, in.runtime_channels).per_peer;
 
   // The network plugin: NICs that do not deliver 128-byte blocks in order leave NCCL Simple

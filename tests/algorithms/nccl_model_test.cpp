@@ -226,6 +226,30 @@ TEST(NcclModel, BlackwellNvlsTreeOnX86TakesTheTreeCorrectionFrom229) {
   EXPECT_FALSE(nccl_model_input(grace, Communicator::from_topology(grace), kNewestNccl).cpu_x86);
 }
 
+// Hopper across nodes with a fast ring (bwIntra above 45 GB/s: 400 Gb/s NICs) doubles its
+// channels again (connect.cc ncclTopoPostset): while 2x fits MAXCHANNELS in 2.18 and 2.19, while
+// fewer than 16 from 2.20; sm90 only before 2.25. Slower NICs (NDR200, 24 GB/s) never.
+TEST(NcclModel, FastHopperRingsAcrossNodesDoubleTheirChannels) {
+  const auto channels = [](const Topology& t, const char* release) {
+    return nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release(release))
+        .runtime_channels;
+  };
+  const Topology eight = load_topology("h100-2node-ib");  // 8 x 400 Gb/s a node
+  EXPECT_EQ(channels(eight, "2.17.1"), 16);
+  EXPECT_EQ(channels(eight, "2.19.3"), 32);
+  EXPECT_EQ(channels(eight, "2.22.3"), 16);
+  std::string yaml = test::preset_with("h100-2node-ib", "routing: dmodk");
+  yaml.replace(yaml.find("count: 8"), 8, "count: 4");
+  const Topology four = parse_topology(yaml, "h100-4nic.yaml");  // 4 x 400 Gb/s a node
+  EXPECT_EQ(channels(four, "2.22.3"), 16);
+  EXPECT_EQ(channels(four, "2.30.7"), 16);
+  std::string b200 = yaml;
+  b200.replace(b200.find("gpu: H100-SXM"), 13, "gpu: B200");
+  EXPECT_EQ(channels(parse_topology(b200, "b200-4nic.yaml"), "2.24.3"), 8);  // sm100: from 2.25
+  EXPECT_EQ(channels(parse_topology(b200, "b200-4nic.yaml"), "2.26.2"), 16);
+  EXPECT_EQ(channels(load_topology("h100-4gpu-2node-ndr200"), "2.19.3"), 8);
+}
+
 TEST(NcclModel, VersionsParse) {
   EXPECT_EQ(parse_nccl_version("2.22"), NcclVersion::k2_22);
   EXPECT_EQ(parse_nccl_version("2.30.7"), NcclVersion::k2_30);

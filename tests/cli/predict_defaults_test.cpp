@@ -100,5 +100,18 @@ TEST(PredictDefaults, PrintsNcclsDivisionAmongChannels) {
   EXPECT_NE(r.out.find(", 3 channels\n"), std::string::npos) << r.out;
 }
 
+// The communicator's channels are the release's too: NCCL 2.18 and 2.19 doubled a Hopper ring's
+// channels across nodes up to 64 where 2.20 on stops at 16 (nccl_model_input).
+TEST(PredictDefaults, ChannelCountFollowsTheRelease) {
+  const std::string cmd =
+      "predict h100-2node-ib --op allreduce --bytes 4G --algo ring --proto simple";
+  CommandResult r = run_collsim(cmd);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(", 16 channels of 256 MiB\n"), std::string::npos) << r.out;
+  r = run_collsim(cmd + " --nccl-version 2.19.3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(", 32 channels\n"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace collsim::test
