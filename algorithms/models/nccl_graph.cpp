@@ -103,7 +103,10 @@ NicPath nic_path(const Topology& topo, DeviceId gpu) {
 NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclVersion v,
                                 CpuVendor cpu) {
   return nccl_model_input(topo, comm,
-                          v == NcclVersion::k2_22 ? NcclRelease{22, 3} : kNewestNccl, cpu);
+                          v == NcclVersion::k2_22   ? NcclRelease{22, 3}
+                          : v == NcclVersion::k2_26 ? NcclRelease{26, 2}
+                                                    : kNewestNccl,
+                          cpu);
 }
 
 NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclRelease v,

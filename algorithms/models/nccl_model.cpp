@@ -59,14 +59,18 @@ std::string_view collsim_algorithm(NcclAlgo a) { return kCollsimNames[static_cas
 bool is_nvls_family(NcclAlgo a) { return a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree; }
 
 NcclVersion nccl_constants_for(NcclRelease v) {
-  return v.at_least(27) ? NcclVersion::k2_30 : NcclVersion::k2_22;
+  return v.at_least(27)   ? NcclVersion::k2_30
+         : v.at_least(23) ? NcclVersion::k2_26
+                          : NcclVersion::k2_22;
 }
 
 NcclVersion parse_nccl_version(std::string_view text) {
   return nccl_constants_for(parse_nccl_release(text));
 }
 
-std::string_view to_string(NcclVersion v) { return v == NcclVersion::k2_22 ? "2.22.3" : "2.30.7"; }
+std::string_view to_string(NcclVersion v) {
+  return v == NcclVersion::k2_22 ? "2.22.3" : v == NcclVersion::k2_26 ? "2.26.2" : "2.30.7";
+}
 
 std::string nccl_release_text(const NcclModelInput& in) {
   const std::string constants(to_string(in.version));
@@ -152,7 +156,8 @@ namespace {
 struct Setting {
   const detail::NcclConstants& k;
   const NcclModelInput& in;
-  bool head;  // 2.30's rules (the newest constant set)
+  bool head;        // 2.30's rules (the newest constant set)
+  bool since_2_23;  // the rules 2.23 brought (§1.8): 2.26's set and 2.30's
   int arch;
   int nodes, ranks;
   double ppn;
@@ -168,9 +173,11 @@ Setting setting_of(const NcclModelInput& in) {
   // llMaxBw row: by architecture on one node, by CPU vendor otherwise (§1.4).
   const int index1 = in.nodes == 1 ? arch : (in.cpu == CpuVendor::kAmd ? 1 : 0);
   const bool head = in.version == NcclVersion::k2_30;
+  const bool since_2_23 = in.version != NcclVersion::k2_22;
   return {k,
           in,
           head,
+          since_2_23,
           arch,
           in.nodes,
           in.ranks,
@@ -181,7 +188,7 @@ Setting setting_of(const NcclModelInput& in) {
           k.per_ch_max_tree_ll128_bw[arch][index2],
           k.per_ch_max_nvls_tree_bw[arch][index2],
           in.cpu == CpuVendor::kAmd ? 2.0 : 1.0,  // §1.5
-          in.pat.value_or(head && in.nodes == in.ranks)};
+          in.pat.value_or(since_2_23 && in.nodes == in.ranks)};
 }
 
 const std::optional<NcclGraph>& graph_of(const NcclModelInput& in, NcclAlgo a) {
@@ -254,10 +261,10 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
   double bus = g.channels * bw;
   if (a == NcclAlgo::kRing && p == Protocol::kLL) bus = std::min(s.ll_max_bw, bus * 0.5);
   if (a == NcclAlgo::kRing && p == Protocol::kLL128) {
-    const double f = (s.head || s.ppn >= 2) ? 0.92 : 0.7;
+    const double f = (s.since_2_23 || s.ppn >= 2) ? 0.92 : 0.7;
     bus = std::min(bus * f, g.channels * s.per_ch_ring_ll128);
   }
-  if (a == NcclAlgo::kTree && (ar || !s.head)) {
+  if (a == NcclAlgo::kTree && (ar || !s.since_2_23)) {
     bus = std::min(bus * 0.92, g.channels * s.per_ch_tree);
   }
   if (a == NcclAlgo::kTree && p == Protocol::kLL) bus = std::min(bus / 3.8, s.ll_max_bw);
@@ -266,7 +273,7 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
                    g.channels * s.per_ch_tree_ll128);
   }
   if (a == NcclAlgo::kTree && s.in.tree_pattern_is_tree) bus *= 0.85;
-  if (a == NcclAlgo::kPat) bus *= 0.75;
+  if (a == NcclAlgo::kPat) bus *= s.in.release.at_least(24) ? 0.75 : 0.85;  // 2.23: 0.85
   if (collnet && p != Protocol::kSimple) return 0;
   if (a == NcclAlgo::kCollNetDirect && ar) {
     // Full speed needs a NIC per GPU: the GPU/NIC ratio, halfway back to 1 (§1.3).
@@ -275,8 +282,11 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
     bus /= factor;
     if (s.in.sm >= 90) bus *= 0.85;
   }
-  // Bus -> algorithm bandwidth, skipped for non-Ring AllGather/ReduceScatter.
-  if (a != NcclAlgo::kRing && is_ag_rs(coll)) return bus;
+  // Bus -> algorithm bandwidth, skipped for non-Ring AllGather/ReduceScatter (before 2.23 for
+  // CollNetDirect's only: 2.22's NVLS AllGather takes NVLS's 5/6).
+  if (a != NcclAlgo::kRing && is_ag_rs(coll) && (s.since_2_23 || a == NcclAlgo::kCollNetDirect)) {
+    return bus;
+  }
   double ratio = 0.5;
   if (a == NcclAlgo::kRing || (s.head && nvls_family)) {
     const int nsteps = ar ? 2 * (s.ranks - 1) : is_ag_rs(coll) ? s.ranks - 1 : s.ranks;
@@ -300,7 +310,7 @@ double latency(const Setting& s, Collective coll, NcclAlgo a, Protocol p, const 
   // 2.18 replaced it with the ring's netOverhead floor below.
   const bool before_2_18 = !s.in.release.at_least(18);
   if (before_2_18 && s.nodes > 1 && p == Protocol::kLL) intra_lat *= 1.8;
-  double inter_lat = (s.head && s.ppn == 1)
+  double inter_lat = (s.since_2_23 && s.ppn == 1)
                          ? s.k.hw_lat[kHwNet][static_cast<int>(NcclAlgo::kTree)][pi]
                          : s.k.hw_lat[kHwNet][ai][pi];
   inter_lat += g.latency_inter;
@@ -320,12 +330,15 @@ double latency(const Setting& s, Collective coll, NcclAlgo a, Protocol p, const 
       const double step_lat = std::max(intra_lat, overhead);
       int inter_steps = 0;
       if (nodes > 1) {
-        inter_steps = s.head ? (ar ? 2 * (nodes - 1) : nodes - 1) : (ar ? 2 * nodes : nodes - 1);
+        inter_steps =
+            s.since_2_23 ? (ar ? 2 * (nodes - 1) : nodes - 1) : (ar ? 2 * nodes : nodes - 1);
       }
       return lat + (nsteps - inter_steps) * step_lat + inter_steps * inter_lat;
     }
     case NcclAlgo::kTree:
-      if (ar || !s.head) lat += 2 * ((s.ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
+      if (ar || !s.since_2_23) {
+        lat += 2 * ((s.ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
+      }
       return lat;
     case NcclAlgo::kCollNetDirect: {
       // Plus 0.4 us of arity serialization per other GPU of the node.

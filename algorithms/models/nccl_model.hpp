@@ -41,10 +41,11 @@ inline constexpr int kNcclAlgoCount = 7;
 std::string_view to_string(NcclAlgo a);          // NCCL's spelling: "Tree", "Ring", "NVLS", ...
 std::string_view collsim_algorithm(NcclAlgo a);  // ours: "dbtree", "ring", "nvls", ...
 
-// The two sets of tuning constants collsim restates (docs/nccl-model.md §1.8): 2.22.3's, which
-// hold from 2.19 to 2.26, and those of 2.27 to 2.30.7.
-enum class NcclVersion { k2_22, k2_30 };
-// The set a release tuned with: k2_22 before 2.27, k2_30 from it.
+// The three sets of tuning constants collsim restates (docs/nccl-model.md §1.8): 2.22.3's, taken
+// for every release before 2.23; 2.26.2's, for 2.23 to 2.26 (Tree/Simple's latencies, PAT, the
+// rules of 2.23); and 2.30.7's, from 2.27 on.
+enum class NcclVersion { k2_22, k2_26, k2_30 };
+// The set a release tuned with: k2_22 before 2.23, k2_26 to 2.26, k2_30 from 2.27.
 NcclVersion nccl_constants_for(NcclRelease v);
 // Any release parse_nccl_release reads ("2.26.2", "head"), to its constant set; RequestError
 // otherwise.

@@ -34,7 +34,9 @@ TEST(NcclRelease, ReadsReleasesAsNcclPrintsThem) {
 // The tuning model's constant set nearest to each release (docs/nccl-model.md §1.8).
 TEST(NcclRelease, TakesTheNearestConstantSet) {
   EXPECT_EQ(nccl_constants_for({19, 3}), NcclVersion::k2_22);
-  EXPECT_EQ(nccl_constants_for({26, 6}), NcclVersion::k2_22);
+  EXPECT_EQ(nccl_constants_for({22, 3}), NcclVersion::k2_22);
+  EXPECT_EQ(nccl_constants_for({23, 4}), NcclVersion::k2_26);
+  EXPECT_EQ(nccl_constants_for({26, 6}), NcclVersion::k2_26);
   EXPECT_EQ(nccl_constants_for({27, 0}), NcclVersion::k2_30);
   EXPECT_EQ(parse_nccl_version("2.29.2"), NcclVersion::k2_30);
 }

@@ -250,6 +250,41 @@ TEST(NcclModel, FastHopperRingsAcrossNodesDoubleTheirChannels) {
   EXPECT_EQ(channels(load_topology("h100-4gpu-2node-ndr200"), "2.19.3"), 8);
 }
 
+// 2.23 to 2.26 tune with their own constants (docs/nccl-model.md §1.8): Tree/Simple's base 8.4
+// and hwLat 4.0 / 4.0 / 14 where 2.22 had 0 and 28, two network steps fewer in a ring
+// AllReduce, PAT with one GPU per node.
+TEST(NcclModel, Releases223To226HaveTheirOwnConstants) {
+  const Topology t = load_topology("h100-16node-ib", {.nodes = 16});
+  const Communicator comm = Communicator::from_topology(t);
+  const auto lat = [&](const char* release, NcclAlgo a, Protocol p) {
+    return NcclModel(nccl_model_input(t, comm, parse_nccl_release(release)))
+        .entry(Collective::kAllReduce, a, p)
+        .latency_us;
+  };
+  EXPECT_EQ(nccl_model_input(t, comm, parse_nccl_release("2.24.3")).version, NcclVersion::k2_26);
+  // Tree/Simple on 16 x 8: 2 x (7 x 28 + 4 x 28) = 616 on 2.22; 8.4 + 2 x (7 x 4 + 4 x 14).
+  EXPECT_NEAR(lat("2.22.3", NcclAlgo::kTree, Protocol::kSimple), 616.0, 1e-9);
+  EXPECT_NEAR(lat("2.24.3", NcclAlgo::kTree, Protocol::kSimple), 176.4, 1e-9);
+  EXPECT_NEAR(lat("2.26.2", NcclAlgo::kTree, Protocol::kSimple),
+              lat("2.30.7", NcclAlgo::kTree, Protocol::kSimple), 1e-9);
+  // Ring/LL: 2 x 16 network steps on 2.22, 2 x 15 from 2.23, each 2.7 us against the 0.6 us
+  // NVLink step (the 1.0 us network overhead of Intel hosts floors it at 1.0).
+  EXPECT_NEAR(
+      lat("2.22.3", NcclAlgo::kRing, Protocol::kLL) - lat("2.24.3", NcclAlgo::kRing, Protocol::kLL),
+      2 * (2.7 - 1.0), 1e-9);
+  const Topology one =
+      load_topology(std::string(COLLSIM_SOURCE_DIR) + "/bench/flat-switch.yaml", {.nodes = 8});
+  const Communicator ones = Communicator::from_topology(one);
+  const auto pat = [&](const char* release) {
+    return NcclModel(nccl_model_input(one, ones, parse_nccl_release(release)))
+        .entry(Collective::kAllGather, NcclAlgo::kPat, Protocol::kSimple)
+        .enabled;
+  };
+  EXPECT_FALSE(pat("2.22.3"));
+  EXPECT_TRUE(pat("2.23.4"));
+  EXPECT_TRUE(pat("2.26.2"));
+}
+
 TEST(NcclModel, VersionsParse) {
   EXPECT_EQ(parse_nccl_version("2.22"), NcclVersion::k2_22);
   EXPECT_EQ(parse_nccl_version("2.30.7"), NcclVersion::k2_30);
