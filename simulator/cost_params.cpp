@@ -66,9 +66,9 @@ CostParams default_cost_params(int sm) {
   // link latencies already add up to the LL figure inside a node (0.6 µs over a mesh's direct
   // link; 0.5 + 0.5 µs over GPU->NVSwitch->GPU, NCCL's 0.6 and 0.4 more that a step through a
   // switch measures, 0.65 + 0.65 through Blackwell's, docs/theory.md §3.2; 0.5 + 0.5 µs over
-  // PCIe), so a protocol adds its excess
-  // over LL there. Across the network the presets encode only the adapter-to-adapter 0.6 µs
-  // (docs/theory.md §3.4), so the network class adds hwLat[NET] - 0.6 µs for every protocol.
+  // PCIe), so a protocol adds its excess over LL there. Across the network the presets encode
+  // only the adapter-to-adapter 0.6 µs (docs/theory.md §3.4), so the network class adds
+  // hwLat[NET] - 0.6 µs for every protocol.
   ll.hop_latency = {us(0.0), us(0.0), us(2.7 - 0.6)};
   ll128.hop_latency = {us(1.9 - 0.6), us(2.5 - 1.0), us(4.0 - 0.6)};
   simple.hop_latency = {us(3.4 - 0.6), us(5.7 - 1.0), us(14.0 - 0.6)};

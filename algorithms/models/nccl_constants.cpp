@@ -48,6 +48,7 @@ const NcclConstants k222 = {
 // v2.26.2 (2.23 to 2.26): 2.22.3's, but Tree Simple base 8.4 and hwLat 4.0 / 4.0 / 14 (2.23),
 // PAT's base 8 and network 14 (2.23), and Blackwell rows twice Hopper's (2.25).
 const NcclConstants k226 = {
+    // baseLat
     {{{6.8, 14.0, 8.4},
       {6.6, 14.0, 8.4},
       {0, 0, 0},
@@ -55,6 +56,7 @@ const NcclConstants k226 = {
       {0, 0, 0},
       {0, 0, 0},
       {8.0, 8.0, 8.0}}},
+    // hwLat NVLINK, PCI, NET
     {{{{{0.6, 1.25, 4.0},
         {0.6, 1.9, 3.4},
         {0, 0, 3.7},
@@ -76,11 +78,14 @@ const NcclConstants k226 = {
         {0, 0, 18},
         {0, 0, 14},
         {0, 0, 14}}}}},
+    // llMaxBws, perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws,
+    // perChMaxNVLSTreeBws (none before 2.28.3)
     {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}},
     {{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}},
     {{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}},
     {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}},
     {{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}},
+    // nvlsEfficiency (none before 2.28.3)
     {0.0, 0.0, 0.0, 0.0},
 };
 

@@ -69,7 +69,7 @@ struct NcclGraph {
 struct NcclModelInput {
   NcclVersion version = NcclVersion::k2_30;
   NcclRelease release = kNewestNccl;  // how the collective is divided among channels
-  int sm = 90;  // minimum compute capability x10
+  int sm = 90;                        // minimum compute capability x10
   int nodes = 1;
   int ranks = 1;
   CpuVendor cpu = CpuVendor::kIntel;
@@ -82,7 +82,7 @@ struct NcclModelInput {
   bool tree_pattern_is_tree = false;  // a tree graph fell back to pattern TREE (x0.85)
   bool ll = true;                     // LL enabled (NICs that deliver in order, Topology)
   bool ll128 = true;                  // LL128 enabled (NCCL_PROTO / the hardware rules)
-  std::optional<bool> pat;            // default: enabled on 2.30 with one GPU per node
+  std::optional<bool> pat;            // default: enabled from 2.23 with one GPU per node
   int runtime_channels = 0;           // comm->nChannels (default: 2 x ring channels)
   int p2p_per_peer = 1;               // comm->p2pnChannelsPerPeer (nccl_p2p_shape)
   // comm->nvlsChannels before NCCL_MIN/MAX_CTAS: NCCL_NVLS_NCHANNELS's default for this
