@@ -234,8 +234,8 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
     }
     if (allowed.algorithms.size() == 1) {
       const std::string& only = allowed.algorithms.front();
-      if (!nvls_reduces && (only == collsim_algorithm(NcclAlgo::kNvls) ||
-                            only == collsim_algorithm(NcclAlgo::kNvlsTree))) {
+      const std::optional<NcclAlgo> only_nccl = nccl_algo_of(only);
+      if (!nvls_reduces && only_nccl && is_nvls_family(*only_nccl)) {
         throw RequestError(fmt::format(
             "--select nccl: NCCL's NVLS kernels do not reduce {} on {} (only sum, and min or max "
             "on integer and 16-bit floating types), so NCCL does not run {} for {}; --proto runs "
