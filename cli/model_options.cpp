@@ -50,7 +50,8 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
                         ->capture_default_str();
   cmd->add_option("--nccl-version", m.nccl_version,
                   "NCCL release (2.x up to 2.30.7, or head): how it divides a collective among "
-                  "channels, and its tuning constants (2.22.3's before 2.27, 2.30.7's from it)")
+                  "channels, and its tuning constants (2.22.3's before 2.23, 2.26.2's to 2.26, "
+                  "each release's own from 2.27)")
       ->capture_default_str();
   cmd->add_option("--nccl-graph", m.nccl_graph,
                   "NCCL's graphs, channels x GB/s per channel: ring=8x24,tree=8x24,nvls=8x40/60 "

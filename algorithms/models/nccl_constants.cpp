@@ -95,4 +95,34 @@ const NcclConstants& nccl_constants(NcclVersion v) {
   return v == NcclVersion::k2_22 ? k222 : v == NcclVersion::k2_26 ? k226 : kHead;
 }
 
+// Each step back undoes one release's change to src/graph/tuning.cc, read at that release's tag
+// (NVIDIA/nccl v2.27.7-1, v2.28.3-1, v2.28.7-1, v2.28.9-1, v2.29.2-1, v2.29.7-1, v2.30.3-1).
+// The first published release of 2.28, 2.29 and 2.30 is 2.28.3, 2.29.2 and 2.30.3, so a release
+// named by its minor alone ("2.29") takes that first release's constants.
+NcclConstants nccl_constants(NcclVersion v, NcclRelease r) {
+  NcclConstants k = nccl_constants(v);
+  if (v != NcclVersion::k2_30) return k;
+  PerNodes& ring_ll128 = k.per_ch_max_ring_ll128_bw[kBlackwell];
+  PerNodes& nvls_tree = k.per_ch_max_nvls_tree_bw[kBlackwell];
+  double& nvls_tree_net = k.hw_lat[kHwNet][static_cast<int>(NcclAlgo::kNvlsTree)][2];
+  if (!r.at_least(30)) nvls_tree[2] = 43.8;                 // 2.30.3: 80.0 beyond two nodes
+  if (!r.at_least(29, 7)) ring_ll128 = {34.5, 34.6, 34.5};  // 2.29.7: 40.0 everywhere
+  if (!r.at_least(29)) ring_ll128 = {73.4, 34.6, 73.4};     // 2.29.2: 34.5 on one node and N4
+  if (!r.at_least(28, 9)) {
+    nvls_tree_net = 14.0;  // 2.28.9: 20.9
+    nvls_tree[2] = 43.1;   // 2.28.9: 43.8
+  }
+  if (!r.at_least(28, 7)) ring_ll128[1] = 73.4;  // 2.28.7: 34.6 on two nodes
+  if (!r.at_least(28)) {
+    // 2.28.3 brought Blackwell's own tree rows, perChMaxNVLSTreeBws and nvlsEfficiency (with
+    // the NVLS formula that reads them, nccl_model.cpp); 2.27's Blackwell rows are twice
+    // Hopper's, as 2.25's were.
+    k.per_ch_max_tree_ll128_bw[kBlackwell] = k226.per_ch_max_tree_ll128_bw[kBlackwell];
+    k.per_ch_max_tree_bw[kBlackwell] = k226.per_ch_max_tree_bw[kBlackwell];
+    k.per_ch_max_nvls_tree_bw = k226.per_ch_max_nvls_tree_bw;
+    k.nvls_efficiency = k226.nvls_efficiency;
+  }
+  return k;
+}
+
 }  // namespace collsim::detail

@@ -32,6 +32,10 @@ struct NcclConstants {
 };
 
 const NcclConstants& nccl_constants(NcclVersion v);
+// The set a release tuned with, as that release had it: 2.30.7's (k2_30) walked back through the
+// releases from 2.27 on that changed its Blackwell rows and NVLSTree's constants
+// (docs/nccl-model.md §1.8); the other two sets as they are.
+NcclConstants nccl_constants(NcclVersion v, NcclRelease r);
 
 // treeCorrectionFactor[proto][log2(nBytes >> 6)], unchanged since <= v2.12 (24th entry v2.29.2).
 inline constexpr std::array<std::array<double, 24>, 3> kTreeCorrection{{

@@ -75,6 +75,8 @@ std::string_view to_string(NcclVersion v) {
 std::string nccl_release_text(const NcclModelInput& in) {
   const std::string constants(to_string(in.version));
   const std::string release = to_string(in.release);
+  // From 2.27 the newest set is each release's own (nccl_constants walks it back).
+  if (in.version == NcclVersion::k2_30 && in.release.at_least(27)) return release;
   if (release == constants || constants.starts_with(release + ".")) return constants;
   return fmt::format("{} with {}'s constants", to_string(in.release), constants);
 }
@@ -154,10 +156,13 @@ namespace {
 // What every entry of the model reads: the constant set, the cluster's shape and the rows of
 // NCCL's tables that apply to it.
 struct Setting {
-  const detail::NcclConstants& k;
+  detail::NcclConstants k;  // as the release had them (nccl_constants)
   const NcclModelInput& in;
-  bool head;        // 2.30's rules (the newest constant set)
   bool since_2_23;  // the rules 2.23 brought (§1.8): 2.26's set and 2.30's
+  bool since_2_27;  // 2.27's: NVLS AllGather and ReduceScatter get their own bandwidth
+  // 2.28.3's NVLS formula: nvlsEfficiency, one channel in n held back, AllReduce's two pipelined
+  // operations, NVLSTree's per-channel cap, two channels at least, the ring's ratio.
+  bool nvls_2_28;
   int arch;
   int nodes, ranks;
   double ppn;
@@ -167,17 +172,18 @@ struct Setting {
 };
 
 Setting setting_of(const NcclModelInput& in) {
-  const detail::NcclConstants& k = detail::nccl_constants(in.version);
+  const detail::NcclConstants k = detail::nccl_constants(in.version, in.release);
   const int arch = arch_index(in.sm);
   const int index2 = in.nodes <= 2 ? in.nodes - 1 : 2;
   // llMaxBw row: by architecture on one node, by CPU vendor otherwise (§1.4).
   const int index1 = in.nodes == 1 ? arch : (in.cpu == CpuVendor::kAmd ? 1 : 0);
-  const bool head = in.version == NcclVersion::k2_30;
+  const bool since_2_27 = in.version == NcclVersion::k2_30;
   const bool since_2_23 = in.version != NcclVersion::k2_22;
   return {k,
           in,
-          head,
           since_2_23,
+          since_2_27,
+          since_2_27 && in.release.at_least(28),
           arch,
           in.nodes,
           in.ranks,
@@ -229,7 +235,7 @@ bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const Nc
   if (a == NcclAlgo::kNvls && s.nodes > 1) return false;  // multi-node NVLS needs CollNet
   if (a == NcclAlgo::kNvlsTree && s.nodes == 1) return false;
   if (a == NcclAlgo::kNvls && is_ag_rs(coll) && s.ppn > 32) return false;  // NCCL_MAX_NVLS_ARITY
-  return !(is_nvls_family(a) && s.head && g.channels < 2);
+  return !(is_nvls_family(a) && s.nvls_2_28 && g.channels < 2);
 }
 
 bool protocol_available(const Setting& s, NcclAlgo a, Protocol p) {
@@ -247,12 +253,15 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
   const bool collnet = a == NcclAlgo::kCollNetDirect || a == NcclAlgo::kCollNetChain;
   double bw = s.nodes <= 2 || collnet ? g.bw_intra : g.bw_inter;
   if (nvls_family) {
-    if (s.head) {
+    if (s.nvls_2_28) {
       double intra = g.bw_intra * s.k.nvls_efficiency[s.arch] * (g.channels - 1) / g.channels;
       intra *= ar ? 2.0 : (s.ppn - 1) / s.ppn;
       const double inter = g.bw_inter * ((a == NcclAlgo::kNvlsTree && s.nodes <= 2) ? 2.0 : 1.0);
       bw = std::min(intra, inter);
       if (a == NcclAlgo::kNvlsTree) bw = std::min(bw, s.per_ch_nvls_tree);
+    } else if (a == NcclAlgo::kNvls && s.since_2_27 && is_ag_rs(coll)) {
+      // 2.27 to 2.28.2: a GPU's own share does not cross the switch, and the network's 0.9.
+      bw = std::min(g.bw_intra * (s.ppn - 1) / s.ppn, g.bw_inter * 0.9);
     } else {
       bw = a == NcclAlgo::kNvls ? std::min(g.bw_intra, g.bw_inter)
                                 : std::min(g.bw_intra, s.nodes <= 2 ? g.bw_inter : g.bw_inter / 2);
@@ -288,7 +297,7 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
     return bus;
   }
   double ratio = 0.5;
-  if (a == NcclAlgo::kRing || (s.head && nvls_family)) {
+  if (a == NcclAlgo::kRing || (s.nvls_2_28 && nvls_family)) {
     const int nsteps = ar ? 2 * (s.ranks - 1) : is_ag_rs(coll) ? s.ranks - 1 : s.ranks;
     ratio = static_cast<double>(s.ranks) / nsteps;
   } else if (nvls_family) {

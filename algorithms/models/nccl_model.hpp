@@ -43,7 +43,8 @@ std::string_view collsim_algorithm(NcclAlgo a);  // ours: "dbtree", "ring", "nvl
 
 // The three sets of tuning constants collsim restates (docs/nccl-model.md §1.8): 2.22.3's, taken
 // for every release before 2.23; 2.26.2's, for 2.23 to 2.26 (Tree/Simple's latencies, PAT, the
-// rules of 2.23); and 2.30.7's, from 2.27 on.
+// rules of 2.23); and 2.30.7's, from 2.27 on, walked back to each release's own Blackwell rows,
+// NVLSTree constants and NVLS formula (nccl_constants, NcclModel).
 enum class NcclVersion { k2_22, k2_26, k2_30 };
 // The set a release tuned with: k2_22 before 2.23, k2_26 to 2.26, k2_30 from 2.27.
 NcclVersion nccl_constants_for(NcclRelease v);
@@ -108,9 +109,9 @@ NcclFilter parse_nccl_filter(std::string_view algo_list, std::string_view proto_
 // not, NCCL runs neither NVLS nor NVLSTree for a reducing collective (enqueue.cc: nvlsSupport).
 bool nccl_nvls_reduces(ReduceOp op, DataType type);
 
-// The release a model input is for, as the output names it: "2.30.7" or "2.22.3" where it is
-// the release the constants were read from (or names no patch of it), "2.19 with 2.22.3's
-// constants" otherwise.
+// The release a model input is for, as the output names it: the release itself where collsim
+// has its constants (every release from 2.27, 2.22.3 and 2.26.2, or a minor of theirs named
+// without its patch), "2.19 with 2.22.3's constants" otherwise.
 std::string nccl_release_text(const NcclModelInput& in);
 
 class Communicator;

@@ -285,6 +285,85 @@ TEST(NcclModel, Releases223To226HaveTheirOwnConstants) {
   EXPECT_TRUE(pat("2.26.2"));
 }
 
+// 2.27 to 2.28.2 still cost NVLS as 2.26 did (the graph's speed, 5/6 of it as algorithm
+// bandwidth), but AllGather and ReduceScatter leave out the GPU's own share: min(intra x 7/8,
+// inter x 0.9). 2.28.3 brought nvlsEfficiency and the rest (§1.3). src/graph/tuning.cc at
+// v2.26.6-1, v2.27.7-1 and v2.28.3-1.
+TEST(NcclModel, Releases227To228KeepTheOlderNvlsFormula) {
+  const auto bw = [](const char* release, Collective c) {
+    NcclModelInput in;
+    in.release = parse_nccl_release(release);
+    in.version = nccl_constants_for(in.release);
+    in.sm = 90;
+    in.ranks = 8;
+    in.ring = in.tree = NcclGraph{12, 30.0, 30.0};
+    in.nvls = NcclGraph{8, 40.0, 60.0};  // DGX H100 (NVIDIA/nccl#1197)
+    return NcclModel(in).entry(c, NcclAlgo::kNvls, Protocol::kSimple).bandwidth_GBps;
+  };
+  EXPECT_NEAR(bw("2.26.2", Collective::kAllReduce), 8 * 40.0 * 5 / 6, 1e-9);
+  EXPECT_NEAR(bw("2.27.7", Collective::kAllReduce), 8 * 40.0 * 5 / 6, 1e-9);
+  EXPECT_NEAR(bw("2.28.3", Collective::kAllReduce), 8 * 40.0 * 0.85 * 7 / 8 * 2 * 8 / 14, 1e-4);
+  EXPECT_NEAR(bw("2.26.2", Collective::kReduceScatter), 8 * 40.0, 1e-9);
+  EXPECT_NEAR(bw("2.27.7", Collective::kReduceScatter), 8 * 40.0 * 7 / 8, 1e-9);
+  EXPECT_NEAR(bw("2.28.3", Collective::kAllGather), 8 * 40.0 * 0.85 * 7 / 8 * 7 / 8, 1e-4);
+}
+
+// Blackwell's rows within the 2.27+ set, release by release (src/graph/tuning.cc at each tag):
+// the ring's LL128 channel cap 73.4 (twice Hopper's) to 2.28.3, 34.6 on two nodes from 2.28.7,
+// 34.5 elsewhere from 2.29.2, 40 from 2.29.7; NVLSTree's cap beyond two nodes 43.1 from 2.28.3
+// (none before), 43.8 from 2.28.9, 80 from 2.30.3; its network hwLat 14 until 20.9 in 2.28.9.
+TEST(NcclModel, BlackwellConstantsFollowEachRelease) {
+  const auto model = [](const char* release, int nodes) {
+    NcclModelInput in;
+    in.release = parse_nccl_release(release);
+    in.version = nccl_constants_for(in.release);
+    in.sm = 100;
+    in.nodes = nodes;
+    in.ranks = 8 * nodes;
+    in.ring = in.tree = NcclGraph{8, 80.0, 80.0};
+    in.nvls = NcclGraph{16, 100.0, 100.0};
+    return NcclModel(in);
+  };
+  const auto ll128_cap = [&](const char* release, int nodes) {
+    const int ranks = 8 * nodes;
+    const double ratio = static_cast<double>(ranks) / (2 * (ranks - 1));
+    const double bus = model(release, nodes)
+                           .entry(Collective::kAllReduce, NcclAlgo::kRing, Protocol::kLL128)
+                           .bandwidth_GBps /
+                       ratio;
+    return std::min(bus / 8, 80.0 * 0.92);  // per channel, the cap where it binds
+  };
+  EXPECT_NEAR(ll128_cap("2.27.7", 2), 73.4, 1e-9);
+  EXPECT_NEAR(ll128_cap("2.28.3", 2), 73.4, 1e-9);
+  EXPECT_NEAR(ll128_cap("2.28.7", 2), 34.6, 1e-9);
+  EXPECT_NEAR(ll128_cap("2.28.7", 1), 73.4, 1e-9);
+  EXPECT_NEAR(ll128_cap("2.29.2", 1), 34.5, 1e-9);
+  EXPECT_NEAR(ll128_cap("2.29", 4), 34.5, 1e-9);  // 2.29's first release is 2.29.2
+  EXPECT_NEAR(ll128_cap("2.29.7", 2), 40.0, 1e-9);
+  EXPECT_NEAR(ll128_cap("2.30.7", 1), 40.0, 1e-9);
+  const auto nvls_tree = [&](const char* release) {
+    return model(release, 4).entry(Collective::kAllReduce, NcclAlgo::kNvlsTree, Protocol::kSimple);
+  };
+  const double ratio = 32.0 / 62.0;
+  // 2.27: min(intra, inter / 2) beyond two nodes, 5/6 of it; no cap.
+  EXPECT_NEAR(nvls_tree("2.27.7").bandwidth_GBps, 16 * 50.0 * 5 / 6, 1e-9);
+  EXPECT_NEAR(nvls_tree("2.28.3").bandwidth_GBps, 16 * 43.1 * ratio, 1e-4);
+  EXPECT_NEAR(nvls_tree("2.28.9").bandwidth_GBps, 16 * 43.8 * ratio, 1e-4);
+  EXPECT_NEAR(nvls_tree("2.30.3").bandwidth_GBps, 16 * 80.0 * ratio, 1e-4);
+  // Two levels of four nodes, up and down: 4 network steps.
+  EXPECT_NEAR(nvls_tree("2.28.9").latency_us - nvls_tree("2.28.7").latency_us, 4 * (20.9 - 14),
+              1e-9);
+  // The tree's Simple cap on two nodes: 82.8 (twice Hopper's 41.4, not binding on 80 x 0.92)
+  // until 2.28.3's 42.8; a tree's algorithm bandwidth is half its bus bandwidth.
+  const auto tree = [&](const char* release) {
+    return model(release, 2)
+        .entry(Collective::kAllReduce, NcclAlgo::kTree, Protocol::kSimple)
+        .bandwidth_GBps;
+  };
+  EXPECT_NEAR(tree("2.27.7"), 8 * 80.0 * 0.92 / 2, 1e-9);
+  EXPECT_NEAR(tree("2.28.3"), 8 * 42.8 / 2, 1e-9);
+}
+
 TEST(NcclModel, VersionsParse) {
   EXPECT_EQ(parse_nccl_version("2.22"), NcclVersion::k2_22);
   EXPECT_EQ(parse_nccl_version("2.30.7"), NcclVersion::k2_30);
