@@ -131,8 +131,13 @@ NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::u
   // by default, `src/transport/nvls.cc`); CollNet has its own rule, which collsim does not
   // restate.
   if (!a || (*a != NcclAlgo::kRing && *a != NcclAlgo::kTree && *a != NcclAlgo::kPat)) return l;
+  // PAT has no maxThreads entry (tuning.cc sets none, the communicator's table starts zeroed),
+  // so NCCL's loops below never shrink it (`nBytes < nc * 0 * threshold`): every channel of the
+  // communicator, all NCCL_MAX_NTHREADS threads (src/enqueue.cc topoGetAlgoInfo, 2.23 to 2.30).
+  // The division among them (nccl_channels) still gives a small one few channels.
+  if (*a == NcclAlgo::kPat) return l;
   // maxThreads and threadThresholds (`src/graph/tuning.cc`): LL 512 threads of 8 B each (the
-  // ranks times that for Ring), LL128 640 of 8 B, Simple 512 of 64 B; PAT runs Simple.
+  // ranks times that for Ring), LL128 640 of 8 B, Simple 512 of 64 B.
   u64 threads = 512;
   u64 per_thread = 64;
   if (p == Protocol::kLL) {
@@ -146,8 +151,8 @@ NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::u
   while (bytes < nc * threads * per_thread && threads % 128 == 0) threads /= 2;
   if (p == Protocol::kSimple) threads += *a == NcclAlgo::kRing ? kWarp : 4 * kWarp;
   threads = std::max<u64>(threads, 3 * kWarp);
-  // From 2.22 Tree runs all of NCCL_MAX_NTHREADS whatever the size; PAT always has.
-  if ((*a == NcclAlgo::kTree && v.at_least(22)) || *a == NcclAlgo::kPat) threads = kMaxThreads;
+  // From 2.22 Tree runs all of NCCL_MAX_NTHREADS whatever the size.
+  if (*a == NcclAlgo::kTree && v.at_least(22)) threads = kMaxThreads;
   l.channels = static_cast<int>(nc);
   l.threads = static_cast<int>(threads);
   return l;

@@ -142,6 +142,27 @@ TEST(NcclChannels, AllGatherDividesEveryBlock) {
   EXPECT_EQ(c.split, parts(4096, 4096, 6, 4096));
 }
 
+// PAT keeps every channel of the communicator whatever the size: NCCL has no maxThreads entry
+// for it, so topoGetAlgoInfo's `nBytes < nc * nt * threshold` never holds (src/enqueue.cc,
+// 2.23 to 2.30). A 64 KiB AllGather on 8 ranks of one GPU, 4 channels, 2.26: Ring/Simple's
+// loop stops at 2 (64 KiB = 2 x 512 threads x 64 B); PAT's division takes 64 KiB of traffic,
+// 16 KiB a channel, cells of 2 KiB (16 KiB of traffic each): 4 channels of 2 KiB.
+TEST(NcclChannels, PatKeepsTheCommunicatorsChannels) {
+  const NcclRelease v = parse_nccl_release("2.26.2");
+  EXPECT_EQ(nccl_launch("ring", Protocol::kSimple, 8, 64 << 10, 4, v).channels, 2);
+  EXPECT_EQ(nccl_launch("pat", Protocol::kSimple, 8, 64 << 10, 4, v).channels, 4);
+  EXPECT_EQ(nccl_launch("pat", Protocol::kSimple, 8, 64, 4, v).threads, 640);
+  Request r;
+  r.collective = Collective::kAllGather;
+  r.algorithm = "pat";
+  r.protocol = Protocol::kSimple;
+  r.count = (8 << 10) / 4;
+  r.comm = Communicator::grid(8, 1);
+  const NcclChannels c = split("2.26.2", r, 4);
+  EXPECT_EQ(c.channels, 4);
+  EXPECT_EQ(c.split, parts(2048, 2048, 2, 2048));
+}
+
 // NVLS divides too, over comm->nvlsChannels: 2.26, 64 KiB on 8 GPUs of one node, 16 NVLS
 // channels: 16 KiB of traffic a channel, 8 KiB cells: 8 channels.
 TEST(NcclChannels, NvlsDividesOverItsOwnChannels) {
