@@ -123,8 +123,13 @@ ChannelSplit traffic_parts(NcclRelease v, const Request& r, const NcclLaunch& l,
 
 }  // namespace
 
+int nccl_ring_simple_threads(double ring_bw_intra, int ring_graph_channels) {
+  constexpr double kPciBw = 12.0;  // PCI_BW, src/graph/topo.h: "PCI Gen3 x16"
+  return ring_bw_intra * ring_graph_channels <= kPciBw ? 256 : kNcclSimpleThreads;
+}
+
 NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
-                       int comm_channels, NcclRelease v) {
+                       int comm_channels, NcclRelease v, int ring_simple_threads) {
   const std::optional<NcclAlgo> a = nccl_algo_of(algorithm);
   NcclLaunch l{std::max(1, comm_channels), kMaxThreads};
   // NVLS and NVLSTree run on comm->nvlsChannels whatever the size (its NCCL_NVLS_NCHANNELS, 16
@@ -137,8 +142,11 @@ NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::u
   // The division among them (nccl_channels) still gives a small one few channels.
   if (*a == NcclAlgo::kPat) return l;
   // maxThreads and threadThresholds (`src/graph/tuning.cc`): LL 512 threads of 8 B each (the
-  // ranks times that for Ring), LL128 640 of 8 B, Simple 512 of 64 B.
-  u64 threads = 512;
+  // ranks times that for Ring), LL128 640 of 8 B, Simple 512 of 64 B (Ring's 256 on a ring PCIe
+  // bounds).
+  u64 threads = p == Protocol::kSimple && *a == NcclAlgo::kRing
+                    ? static_cast<u64>(std::max(2 * kWarp, ring_simple_threads))
+                    : kNcclSimpleThreads;
   u64 per_thread = 64;
   if (p == Protocol::kLL) {
     per_thread = 8 * static_cast<u64>(*a == NcclAlgo::kRing ? std::max(1, ranks) : 1);
@@ -159,8 +167,8 @@ NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::u
 }
 
 int nccl_launched_channels(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
-                           int comm_channels, NcclRelease v) {
-  return nccl_launch(algorithm, p, ranks, bytes, comm_channels, v).channels;
+                           int comm_channels, NcclRelease v, int ring_simple_threads) {
+  return nccl_launch(algorithm, p, ranks, bytes, comm_channels, v, ring_simple_threads).channels;
 }
 
 NcclChannels nccl_channels(NcclRelease v, const Request& r, const NcclLaunch& l,
@@ -232,8 +240,8 @@ void nccl_schedule_channels(Request& r, const NcclCommChannels& comm) {
   }
   const std::optional<NcclAlgo> a = nccl_algo_of(r.algorithm);
   const int channels = a && is_nvls_family(*a) ? comm.nvls_channels : comm.channels;
-  const NcclLaunch l =
-      nccl_launch(r.algorithm, r.protocol, r.comm.size(), bytes, channels, comm.release);
+  const NcclLaunch l = nccl_launch(r.algorithm, r.protocol, r.comm.size(), bytes, channels,
+                                   comm.release, comm.ring_simple_threads);
   const NcclChannels c = nccl_channels(comm.release, r, l, channels);
   r.channels = c.channels;
   r.split = c.split;

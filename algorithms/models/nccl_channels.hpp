@@ -48,15 +48,24 @@ struct NcclLaunch {
   int threads = 0;   // its threads per channel (nWarps x 32), as the division in 2.20-2.21 uses
 };
 
+// comm->maxThreads[Ring][Simple] by default: 512 (NCCL_SIMPLE_MAX_NTHREADS), or 256 where the
+// ring graph's bwIntra x nChannels is at most PCI_BW, 12 GB/s (src/graph/tuning.cc
+// simpleDefaultThreads, every release from 2.7 to 2.30): a ring PCIe bounds.
+inline constexpr int kNcclSimpleThreads = 512;
+int nccl_ring_simple_threads(double ring_bw_intra, int ring_graph_channels);
+
 // Step 1 for a Ring, Tree, PAT, NVLS or NVLSTree collective of `bytes` (nccl-tests' size) on
 // `ranks` ranks of a communicator with `comm_channels` channels (comm->nvlsChannels for NVLS and
-// NVLSTree). Any other algorithm keeps `comm_channels`.
+// NVLSTree), whose Ring/Simple runs `ring_simple_threads` (nccl_ring_simple_threads). Any other
+// algorithm keeps `comm_channels`.
 NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
-                       int comm_channels, NcclRelease v = kNewestNccl);
+                       int comm_channels, NcclRelease v = kNewestNccl,
+                       int ring_simple_threads = kNcclSimpleThreads);
 
 // Step 1's channel count alone.
 int nccl_launched_channels(std::string_view algorithm, Protocol p, int ranks, std::uint64_t bytes,
-                           int comm_channels, NcclRelease v = kNewestNccl);
+                           int comm_channels, NcclRelease v = kNewestNccl,
+                           int ring_simple_threads = kNcclSimpleThreads);
 
 struct NcclChannels {
   int channels = 1;    // channels with work
@@ -114,6 +123,7 @@ struct NcclCommChannels {
   NvlsChunks nvls_chunks;  // comm->nvlsChunkSize and nvlsTreeMaxChunkSize
   NcclP2p p2p;  // its point-to-point channels (nccl_p2p.hpp)
   NcclRelease release = kNewestNccl;
+  int ring_simple_threads = kNcclSimpleThreads;  // nccl_ring_simple_threads
 };
 
 // Sets r.channels and r.split to what NCCL runs `r` on at its size: one rank runs no channel

@@ -163,6 +163,27 @@ TEST(NcclChannels, PatKeepsTheCommunicatorsChannels) {
   EXPECT_EQ(c.split, parts(2048, 2048, 2, 2048));
 }
 
+// A ring PCIe bounds (bwIntra x nChannels of its graph at most PCI_BW, 12 GB/s) runs Simple on
+// 256 threads, not 512 (src/graph/tuning.cc simpleDefaultThreads), so the threshold loop keeps
+// twice the channels: 32 KiB on 2 GPUs over one PCIe Gen3 ring graph of 12 GB/s is
+// 2 x 256 x 64 B, two channels, where 512 threads leave one. Tree/Simple keeps 512.
+TEST(NcclChannels, PcieBoundRingsRunSimpleOnHalfTheThreads) {
+  EXPECT_EQ(nccl_ring_simple_threads(12.0, 1), 256);
+  EXPECT_EQ(nccl_ring_simple_threads(6.0, 2), 256);
+  EXPECT_EQ(nccl_ring_simple_threads(20.0, 1), 512);
+  const NcclRelease v = kNewestNccl;
+  EXPECT_EQ(nccl_launch("ring", Protocol::kSimple, 2, 32 << 10, 2, v, 256).channels, 2);
+  EXPECT_EQ(nccl_launch("ring", Protocol::kSimple, 2, 32 << 10, 2, v, 256).threads, 256 + 32);
+  EXPECT_EQ(nccl_launch("ring", Protocol::kSimple, 2, 32 << 10, 2, v).channels, 1);
+  EXPECT_EQ(nccl_launch("dbtree", Protocol::kSimple, 2, 32 << 10, 2, v, 256).channels, 1);
+  Request r = all_reduce("ring", Protocol::kSimple, 32 << 10, 2);
+  NcclCommChannels comm;
+  comm.channels = 2;
+  comm.ring_simple_threads = 256;
+  nccl_schedule_channels(r, comm);
+  EXPECT_EQ(r.channels, 2);
+}
+
 // NVLS divides too, over comm->nvlsChannels: 2.26, 64 KiB on 8 GPUs of one node, 16 NVLS
 // channels: 16 KiB of traffic a channel, 8 KiB cells: 8 channels.
 TEST(NcclChannels, NvlsDividesOverItsOwnChannels) {
