@@ -34,8 +34,8 @@ Hop hop(const Topology& topo, const CostParams& costs, const ProtocolCost& pc, d
   double wire = narrowest / std::max(1, channels);
   if (cap > 0) wire = std::min(wire, cap * (1.0 / pc.efficiency));
   const Time excess = pc.hop_latency[static_cast<int>(cls)];
-  return {topo.route_latency(r) + staged_read_latency(topo, r) + excess,
-          Bandwidth::bytes_per_second(wire), excess, receiver_reads_host(topo, r)};
+  return {topo.route_latency(r) + excess, Bandwidth::bytes_per_second(wire), excess,
+          receiver_reads_host(topo, r)};
 }
 
 }  // namespace

@@ -263,16 +263,6 @@ bool receiver_reads_host(const Topology& topo, const Route& r) {
   return reads;
 }
 
-Time staged_read_latency(const Topology& topo, const Route& r) {
-  if (!receiver_reads_host(topo, r)) return Time();
-  Time up;
-  for (LinkId l : r.links) {
-    const Link& link = topo.link(l);
-    up = topo.device(link.dst).kind == DeviceKind::kCpu ? Time() : up + link.latency;
-  }
-  return up;
-}
-
 double link_capacity(const Topology& topo, LinkId l, const CostParams& costs) {
   const Link& link = topo.link(l);
   const double rate = link.bandwidth.bytes_per_second() * costs.efficiency(link.kind);

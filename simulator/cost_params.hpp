@@ -36,8 +36,7 @@
 //  - Each piece pays its route's latency (the sum of the preset link latencies, which already
 //    encode NCCL's per-hop LL figure, see configs/dgx-h100.yaml) plus the protocol's
 //    hop_latency for the route's class: only the protocol's excess over LL, so nothing is counted
-//    twice. A piece staged in host memory pays the receiver's read request on top
-//    (staged_read_latency()): the receiver polls host memory, and a PCIe read is a round trip.
+//    twice.
 //  - launch is paid once per collective, before any rank starts (NCCL's baseLat).
 //  - Reducing B bytes delays the piece by B / reduce_bandwidth (γ); a local copy occupies its
 //    channel for B / copy_bandwidth. A zero bandwidth means "free".
@@ -124,13 +123,6 @@ bool stages_in_host(const Topology& topo, LinkId l);
 // the receiver's side of the route's last network hop, or anywhere on a route without one
 // (staging before the network is the sender's write, which its push already holds).
 bool receiver_reads_host(const Topology& topo, const Route& r);
-// What a piece staged in host memory takes beyond the route's one-way latency: the receiver
-// finds it by reading host memory, and a PCIe read is a round trip, its request crossing the
-// links between the host and the receiving GPU before the completion brings the data back down
-// them, so a poll that sees the data returns a request's trip after the data has landed
-// (PCIe base specification: reads are non-posted, answered by completions). The links after
-// the route's last CPU, where receiver_reads_host(); zero elsewhere.
-Time staged_read_latency(const Topology& topo, const Route& r);
 // What link `l` carries, wire bytes per second: its bandwidth x its kind's efficiency, x
 // host_staging where it stages in host memory. The simulator's capacities and the closed forms'
 // hop rates both come from here.

@@ -275,7 +275,6 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   info.latency += proto_.hop_latency[static_cast<int>(cls)];
   info.cap = wire_cap_;
   info.staged_read = receiver_reads_host(topo_, found);
-  info.latency += staged_read_latency(topo_, found);
   info.proxied = cls == RouteClass::kNetwork;
   // Without max-min sharing, the request's channels split every link of the route evenly, as
   // they do on a GPU that drives them all at once; the closed forms assume the same.

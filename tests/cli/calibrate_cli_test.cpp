@@ -27,14 +27,15 @@ const std::string kAllGather =
 // latency move its rows alike and neither is determined.
 const std::string kH100Ag = kData + "h100x4_1node_allgather_waynehacking8.txt";
 const std::string kH100Ar = kData + "h100x4_1node_allreduce_waynehacking8.txt";
-// Small messages on the same H100s issued eagerly by one thread for the 4 GPUs (-g 4, no graph):
-// every row up to 1 MiB is that host's launches.
+// Small messages on the same H100s, LL throughout, issued as a CUDA graph (-G 1: the host issues
+// nothing per iteration, so the floors are the GPUs'): with them the H100 rows hold more than a
+// fifth of what determines the LL launch, beside pcie-2gpu's LL rows up to 128 KiB.
+const std::string kH100Small =
+    kData + "h100x4_1node_allreduce_small-msg_reg0_graph1_waynehacking8.txt";
+// The same small messages issued eagerly by one thread for the 4 GPUs (-g 4, no graph): every row
+// up to 1 MiB is that host's launches.
 const std::string kH100Eager =
     kData + "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt";
-// Two nodes of 4 H100 on InfiniBand, one process a GPU: LL floors of 17-23 us from 8 B to 8 KiB
-// that the LL launch sets with pcie-2gpu's, and that carries over between them.
-const std::string kSnelliusAr =
-    kData + "h100x8_2node-4gpu_allreduce_snellius-ib-4xNDR200_odissei.txt";
 // 8 A100s driven by one thread of another host (-g 8, no graph).
 const std::string kA100Eager = kData + "a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt";
 
@@ -124,13 +125,11 @@ TEST(CalibrateCli, AlsoFitsAnotherClustersRowsJointly) {
 
 // --shared-only, for a fit meant for a cluster none of whose rows it has: what one cluster's rows
 // alone determine (the PCIe hop latency, only pcie-2gpu has PCIe hops) is held at its prior and
-// says so; what both determine (the LL launch, with Snellius's two-node floors) is fitted, and
+// says so; what both determine (the LL launch, with the H100s' small messages) is fitted, and
 // carries over from each cluster to the other. It needs --also.
 TEST(CalibrateCli, SharedOnlyHoldsOneClustersOwnParameters) {
   const std::string overlay = ::testing::TempDir() + "shared.yaml";
-  const auto c = run_collsim("calibrate pcie-2gpu --default-costs --measurements " + kAllReduce +
-                             " --also h100-4gpu-2node-ndr200=" + kSnelliusAr +
-                             " --max-bytes 1M --shared-only -o " + overlay);
+  const auto c = joint_fit(overlay, " --also dgx-h100=" + kH100Small + " --shared-only");
   ASSERT_EQ(c.status, 0) << c.err;
   const std::string text = read_text(overlay);
   EXPECT_NE(text.find(" --shared-only"), std::string::npos) << "the command records it";

@@ -94,27 +94,6 @@ double seconds(const Topology& topo, const Schedule& s, double staging) {
   return simulate(s, topo, o).total.seconds();
 }
 
-// A receiver finds a staged piece by polling host memory, and a PCIe read is a round trip: the
-// piece arrives a read request's trip (the links from the host down to the receiver) after the
-// route's one-way latency. pcie-2gpu: GPU -> switch -> CPU -> switch -> GPU at 0.5 us a link, so
-// 2.0 us one way and 1.0 us more; nothing more on NVLink or through a NIC's own PCIe switch.
-// A 64 B AllGather's one LL step between the two GPUs: 6.6 us of launch, 2.0 + 1.0 us to arrive.
-TEST(HostStaging, AStagedPieceArrivesAReadRequestsTripLater) {
-  const Topology pcie = load_topology("pcie-2gpu", {.default_costs = true});
-  const Route& r = pcie.route(pcie.gpu_of(Rank{0}), pcie.gpu_of(Rank{1}));
-  EXPECT_DOUBLE_EQ(pcie.route_latency(r).us(), 2.0);
-  EXPECT_DOUBLE_EQ(staged_read_latency(pcie, r).us(), 1.0);
-  const Topology h100 = load_topology("h100-2node-ib", {.default_costs = true});
-  for (const auto& [from, to] : {std::pair{0, 5}, std::pair{3, 11}}) {
-    const Route& nv = h100.route(h100.gpu_of(Rank{from}), h100.gpu_of(Rank{to}));
-    EXPECT_EQ(staged_read_latency(h100, nv).us(), 0.0) << from << " -> " << to;
-  }
-  Request q = two_gpu_ring(pcie, Collective::kAllGather, 64);
-  q.protocol = Protocol::kLL;
-  q.channels = 1;
-  EXPECT_NEAR(seconds(pcie, plan(q), 1.0) * 1e6, 6.6 + 2.0 + 1.0, 0.05);
-}
-
 // 256 MiB ring AllReduce between the two GPUs, Simple: both GPUs' traffic climbs the one uplink,
 // so its time is the bytes over that link's staged rate. Halving host_staging nearly doubles it
 // (the launch and the per-piece latencies do not scale): with a fixed part F of the full-rate
