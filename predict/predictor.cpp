@@ -28,8 +28,9 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
     comm_.channels = s_.request.channels;
     comm_.release = s_.release;
     comm_.nvls_channels = in.nvls_channels;
-    if (in.ring)
+    if (in.ring) {
       comm_.ring_simple_threads = nccl_ring_simple_threads(in.ring->bw_intra, in.ring->channels);
+    }
     if (is_nccl_p2p(s_.request.collective)) {
       comm_.p2p = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
     }
