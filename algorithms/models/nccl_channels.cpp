@@ -143,7 +143,7 @@ NcclLaunch nccl_launch(std::string_view algorithm, Protocol p, int ranks, std::u
   if (*a == NcclAlgo::kPat) return l;
   // maxThreads and threadThresholds (`src/graph/tuning.cc`): LL 512 threads of 8 B each (the
   // ranks times that for Ring), LL128 640 of 8 B, Simple 512 of 64 B (Ring's 256 on a ring PCIe
-  // bounds).
+  // bounds, never below getNthreads' minimum of 2 warps).
   u64 threads = p == Protocol::kSimple && *a == NcclAlgo::kRing
                     ? static_cast<u64>(std::max(2 * kWarp, ring_simple_threads))
                     : kNcclSimpleThreads;

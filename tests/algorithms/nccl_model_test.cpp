@@ -285,15 +285,21 @@ TEST(NcclModel, Releases223To226HaveTheirOwnConstants) {
   EXPECT_TRUE(pat("2.26.2"));
 }
 
+// A model input for `release`, with the constant set that release tunes with.
+NcclModelInput input_for(const char* release) {
+  NcclModelInput in;
+  in.release = parse_nccl_release(release);
+  in.version = nccl_constants_for(in.release);
+  return in;
+}
+
 // 2.27 to 2.28.2 still cost NVLS as 2.26 did (the graph's speed, 5/6 of it as algorithm
 // bandwidth), but AllGather and ReduceScatter leave out the GPU's own share: min(intra x 7/8,
 // inter x 0.9). 2.28.3 brought nvlsEfficiency and the rest (§1.3). src/graph/tuning.cc at
 // v2.26.6-1, v2.27.7-1 and v2.28.3-1.
 TEST(NcclModel, Releases227To228KeepTheOlderNvlsFormula) {
   const auto bw = [](const char* release, Collective c) {
-    NcclModelInput in;
-    in.release = parse_nccl_release(release);
-    in.version = nccl_constants_for(in.release);
+    NcclModelInput in = input_for(release);
     in.sm = 90;
     in.ranks = 8;
     in.ring = in.tree = NcclGraph{12, 30.0, 30.0};
@@ -314,9 +320,7 @@ TEST(NcclModel, Releases227To228KeepTheOlderNvlsFormula) {
 // (none before), 43.8 from 2.28.9, 80 from 2.30.3; its network hwLat 14 until 20.9 in 2.28.9.
 TEST(NcclModel, BlackwellConstantsFollowEachRelease) {
   const auto model = [](const char* release, int nodes) {
-    NcclModelInput in;
-    in.release = parse_nccl_release(release);
-    in.version = nccl_constants_for(in.release);
+    NcclModelInput in = input_for(release);
     in.sm = 100;
     in.nodes = nodes;
     in.ranks = 8 * nodes;
