@@ -165,7 +165,8 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
           NcclCommChannels comm;
           comm.channels = r.channels;
           comm.nvls_channels = nvls_channels(m);
-          comm.nvls_chunks = {m.input().nvls_chunk, m.input().nvls_tree_max_chunk};
+          comm.nvls_chunks = {m.input().nvls_chunk, m.input().nvls_tree_max_chunk,
+                              m.input().nvls_across_max_chunk};
           comm.p2p = nccl_p2p_shape(topo, r.comm, r.channels);
           comm.release = release;
           if (const auto& ring = m.input().ring) {

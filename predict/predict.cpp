@@ -191,10 +191,11 @@ std::string cannot_run_collnet(const AlgorithmInfo& a, const Request& r, const T
 }
 
 // Why the cluster cannot run `r`'s algorithm or protocol ("" when it can): LL and LL128 need
-// NICs that deliver in order (Topology::in_order); the NVLS family (Family::kNvls)
-// needs NVSwitches that reduce (sm90+ GPUs on NVSwitch); NVLS alone (AlgorithmInfo::single_node)
-// one node, NVLSTree several (NCCL turns it off on one node; its schedule still runs there, as
-// the backends' contract tests check).
+// NICs that deliver in order (Topology::in_order); the NVLS family (is_nvls) needs NVSwitches
+// that reduce (sm90+ GPUs on NVSwitch); NVLS across nodes needs switches that reduce between
+// them (network.sharp, as NCCL needs CollNet) and runs AllReduce only
+// (AlgorithmInfo::one_node_only); NVLSTree needs several nodes (NCCL turns it off on one; its
+// schedule still runs there, as the backends' contract tests check).
 std::string cannot_run(const Request& r, const Topology& topo) {
   if (r.protocol != Protocol::kSimple && !topo.in_order()) {
     return fmt::format(
@@ -210,18 +211,26 @@ std::string cannot_run(const Request& r, const Topology& topo) {
         a.name, r.comm.min_ranks_per_node(), r.comm.max_ranks_per_node());
   }
   if (is_collnet(a.family)) return cannot_run_collnet(a, r, topo);
-  if (a.family != Family::kNvls && !a.single_node) return "";
-  if (!a.single_node && r.comm.node_count() == 1) {
+  if (!is_nvls(a.family)) return "";
+  const int nodes = r.comm.node_count();
+  if (a.family == Family::kNvlsTree && nodes == 1) {
     return fmt::format(
         "algorithm \"{}\" joins the nodes' NVLS domains with a tree, and this communicator is one "
         "node (NCCL runs nvls there)",
         a.name);
   }
-  if (a.single_node && r.comm.node_count() > 1) {
+  if (a.one_node(r.collective) && nodes > 1) {
     return fmt::format(
-        "algorithm \"{}\" runs inside one node's NVLink domain, but the communicator spans {} "
-        "nodes",
-        a.name, r.comm.node_count());
+        "algorithm \"{}\" runs {} inside one node's NVLink domain (across nodes NCCL needs its "
+        "SHARP plugin's iallgather / ireducescatter), but the communicator spans {} nodes",
+        a.name, to_string(r.collective), nodes);
+  }
+  if (a.family == Family::kNvls && nodes > 1 && !topo.sharp()) {
+    return fmt::format(
+        "algorithm \"{}\" spans nodes only where their switches reduce between them (InfiniBand "
+        "SHARP, with NCCL's CollNet enabled); {} says network.sharp: false (NCCL runs nvls_tree "
+        "there)",
+        a.name, topo.name());
   }
   if (!reaches_nvswitch(r, topo) || topo.gpu_model().sm < 90) {
     return fmt::format(

@@ -23,7 +23,7 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
   const NcclModelInput in =
       s_.nccl ? *s_.nccl : nccl_model_input(s_.topo, s_.request.comm, s_.release);
   // NVLS's chunks are the communicator's, whatever channels the request runs on.
-  comm_.nvls_chunks = {in.nvls_chunk, in.nvls_tree_max_chunk};
+  comm_.nvls_chunks = {in.nvls_chunk, in.nvls_tree_max_chunk, in.nvls_across_max_chunk};
   if (s_.nccl_channels) {
     comm_.channels = s_.request.channels;
     comm_.release = s_.release;
@@ -44,6 +44,7 @@ Request Predictor::request(const Candidate& c, std::uint64_t count) const {
   r.count = count;
   r.nvls_chunk_bytes = comm_.nvls_chunks.chunk;
   r.nvls_tree_max_chunk = comm_.nvls_chunks.tree_max;
+  r.nvls_across_max_chunk = comm_.nvls_chunks.across_max;
   if (s_.nccl_channels) nccl_schedule_channels(r, comm_);
   return r;
 }

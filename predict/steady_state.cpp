@@ -25,7 +25,7 @@ std::uint64_t quantum_of(const Request& r, const Chunking& k) {
   // and CollNetDirect's into a block per GPU of a node (one head each); CollNetChain's is
   // pipelined whole.
   if (family == Family::kCollNetChain) return q;
-  const bool per_head = family == Family::kNvls || family == Family::kCollNetDirect;
+  const bool per_head = is_nvls(family) || family == Family::kCollNetDirect;
   const int blocks = per_head ? r.comm.size() / std::max(1, r.comm.node_count()) : r.comm.size();
   return q * static_cast<std::uint64_t>(std::max(1, blocks));
 }
@@ -125,11 +125,11 @@ std::optional<Result> simulate_steady(const Request& r, const Topology& topo,
   // runs whose increments agreed to 1e-7 over four sizes still ended 7e-6 off the full run at
   // 120 quanta (bintree), a root's finish 1e-2 off (steady_state_test.cpp found both). Their
   // runs only give the bytes that can give a slower run up.
-  // CollNet's schedules are not extended either until the steady-state test covers a SHARP
-  // fabric (steady_state_test.cpp runs on clusters without one).
+  // CollNet's schedules, and NVLS across nodes (with SHARP), are not extended either until the
+  // steady-state test covers a SHARP fabric (steady_state_test.cpp runs on clusters without one).
   const Family family = find_algorithm(r.algorithm).family;
-  const bool extends = family != Family::kTree && family != Family::kCollNetDirect &&
-                       family != Family::kCollNetChain;
+  const bool sharp = is_collnet(family) || (family == Family::kNvls && r.comm.node_count() > 1);
+  const bool extends = family != Family::kTree && !sharp;
   if (options.trace != nullptr || options.network == SimNetwork::kContentionFree ||
       r.collective == Collective::kBarrier || (!extends && !give_up_bound(options))) {
     return std::nullopt;

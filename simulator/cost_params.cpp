@@ -271,9 +271,9 @@ double link_capacity(const Topology& topo, LinkId l, const CostParams& costs) {
 
 ChannelKernel channel_kernel(const ScheduleInfo& info) {
   if (info.p2p) return ChannelKernel::kP2p;
-  // NVLSTree: the one algorithm of the NVLS family that spans nodes (registry.hpp).
+  // NVLSTree's kernel (registry.hpp, Family::kNvlsTree).
   const AlgorithmInfo* a = find_algorithm_or_null(info.algorithm);
-  if (a == nullptr || a->family != Family::kNvls || a->single_node) {
+  if (a == nullptr || a->family != Family::kNvlsTree) {
     return ChannelKernel::kCollective;
   }
   return info.nodes > 2 ? ChannelKernel::kNvlsTreeDeep : ChannelKernel::kNvlsTree;

@@ -469,7 +469,7 @@ void Engine<Net>::advance(std::uint32_t sid) {
     }
     if (is_switch(sid) && bytes > 0 && reduces(kind)) {
       // The switch's reducer is a throughput resource: it stays busy with this piece.
-      s.busy = now_ + switch_reduce_time(bytes);
+      s.busy = now_ + switch_reduce_time(sid, bytes);
       done = s.busy;
     }
     if (++s.piece == s.pieces) complete_op(sid, done);

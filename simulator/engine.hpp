@@ -175,9 +175,12 @@ class Engine {
   Time step_overhead(std::uint32_t sid) const {
     return is_switch(sid) ? Time() : proto_.step_overhead;
   }
-  Time switch_reduce_time(std::uint64_t bytes) const {
-    return switch_reduce_rate_ > 0 ? wire_time(static_cast<double>(bytes), switch_reduce_rate_)
-                                   : Time();
+  // An NVSwitch reduces at switch_reduce_rate_; a network switch (SHARP) at its ports' rate,
+  // which its links already charge: free.
+  Time switch_reduce_time(std::uint32_t sid, std::uint64_t bytes) const {
+    return switch_reduce_rate_ > 0 && sid < first_network_switch_stream_
+               ? wire_time(static_cast<double>(bytes), switch_reduce_rate_)
+               : Time();
   }
 
   const Schedule& sched_;
@@ -232,6 +235,7 @@ class Engine {
   }
   std::uint32_t first_switch_stream_ =
       0;                               // streams are actor-major: the ranks', then the switches'
+  std::uint32_t first_network_switch_stream_ = 0;  // the NVSwitches' first, then the network's
   std::vector<int> gpu_;               // schedule rank -> cluster rank
   std::vector<int> device_;  // schedule actor (ranks, then switches) -> topology device id
 

@@ -113,22 +113,24 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
                           ? switch_of(topo, gpu_[a.anchor]).value
                           : network_switch_of(topo, gpu_[a.anchor]).value);
   }
+  // NVSwitch actors come before network ones (NVLS across nodes has both).
   const auto on_nvswitch = [](const SwitchActor& a) { return a.site == SwitchSite::kNvSwitch; };
-  if (!std::all_of(switches.begin(), switches.end(), on_nvswitch) &&
-      !std::none_of(switches.begin(), switches.end(), on_nvswitch)) {
+  const auto network_from = std::partition_point(switches.begin(), switches.end(), on_nvswitch);
+  if (std::any_of(network_from, switches.end(), on_nvswitch)) {
     throw RequestError(
-        "the simulator charges one reduction rate to a schedule's switches; this "
-        "one has both NVSwitches and network switches reduce");
+        "a schedule's NVSwitch actors must come before its network switch actors; this one "
+        "interleaves them");
   }
-  if (!switches.empty() && on_nvswitch(switches.front())) {
+  const auto nvswitches = static_cast<int>(network_from - switches.begin());
+  if (nvswitches > 0) {
     // The switch's whole rate (ports x per-port rate) is shared by its streams; a piece of a
     // switch stream is reduced by (members - 1) recv-reduce ops (cost_params.hpp).
-    const int members = s.rank_count() / static_cast<int>(switches.size());
+    const int members = s.rank_count() / nvswitches;
     switch_reduce_rate_ = costs.nvls_bandwidth.bytes_per_second() * std::max(1, members - 1) /
                           std::max(1, s.info().requested_channels);
   }
-  // Network switches (SHARP) reduce at their ports' rate: the links are the limit, and
-  // switch_reduce_rate_ stays 0 (free).
+  // Network switches (SHARP) reduce at their ports' rate: the links are the limit, and their
+  // reductions are free (switch_reduce_time).
   period_ = ranks_;
   if (o.symmetry && trace_ == nullptr) {
     RankSymmetry sym = rank_symmetry(s, topo, gpu_, !Net::kKnowsFinish);
@@ -144,6 +146,8 @@ Engine<Net>::Engine(const Schedule& s, const Topology& topo, const SimOptions& o
               : no_fold(s);
   channels_ = static_cast<int>(fold_.simulated.size());
   first_switch_stream_ = static_cast<std::uint32_t>(s.rank_count() * channels_);
+  first_network_switch_stream_ =
+      static_cast<std::uint32_t>((s.rank_count() + nvswitches) * channels_);
   link_capacity_.reserve(topo.links().size());
   for (std::size_t l = 0; l < topo.links().size(); ++l) {
     link_capacity_.push_back(link_capacity(topo, LinkId{static_cast<std::int32_t>(l)}, costs));

@@ -25,8 +25,11 @@
 // chunk through its owner and stores it back (n + n/p each way, docs/theory.md §1.8), which
 // collsim folds into the switch's NVLS rate (topology: nvlink.nvls) rather than into extra hops.
 //
-// NVLS alone runs inside one NVLink domain (NCCL needs CollNet to go further), so the
-// communicator must be one node (AlgorithmInfo::single_node).
+// This is NVLS inside one NVLink domain. Across nodes NCCL runs NVLS only with CollNet (the
+// InfiniBand switches reduce between the nodes), AllReduce only where its SHARP plugin has no
+// iallgather / ireducescatter: make_nvls hands a communicator of several nodes to
+// make_nvls_sharp (nvls_tree.cpp), and plan() refuses its AllGather and ReduceScatter there
+// (AlgorithmInfo::one_node_only).
 #include <algorithm>
 
 #include "algorithms/generators/group_source.hpp"
@@ -193,6 +196,7 @@ class NvlsSource final : public GroupSource {
 }  // namespace
 
 Schedule make_nvls(const Request& r) {
+  if (r.comm.node_count() > 1) return make_nvls_sharp(r);
   ScheduleInfo info = make_info(r, (1 + r.comm.size()) * r.channels);
   info.switches = {SwitchActor{0, SwitchSite::kNvSwitch}};
   return Schedule(std::move(info), std::make_shared<NvlsSource>(r));

@@ -27,6 +27,22 @@
 // On one node there is no tree: the head returns the switch's sum, as nvls but for one more
 // hop. The reduction's post-op (avg) runs once, at the last reduction of the whole sum: the root
 // head's last child, or on one node the switch's last member.
+//
+// `nvls` across nodes (NCCL's NVLS AllReduce with CollNet, `src/device/all_reduce.h` RunWorkColl
+// NVLS when the work is not oneNode; NVLS + SHARP) is the same inside each node, with the
+// InfiniBand switches in place of the tree: head b hands its node's sum of block b to the
+// aggregation every node's head b feeds (an actor per head, after the NVSwitches: actor
+// ranks + nodes + b, on the switch node 0's NIC b plugs into, as collnet_direct's), which reduces
+// the nodes' sums and sends the total back to every node's head b. NCCL's head does this with
+// two warp groups, one reducing through the switch and sending to the network, one receiving
+// from it and storing to the multicast address. W = 1 + 3g + nodes IR channels:
+//   1 + b      head up:    the switch hands block b to its head, which sends it to aggregation b;
+//                          aggregation b receives every node's, reducing (its last reduction
+//                          applies the post-op)
+//   1 + g + b  head return: the head gives the total to its switch (once it has it)
+//   1 + 2g + m multicast, as above
+//   1 + 3g + k down to node k: aggregation b sends the total of block b to node k's head b
+// A lane per node for the aggregation's sends, for the reason collnet_direct has them.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,10 +56,14 @@ namespace collsim::detail {
 
 namespace {
 
+// How the nodes' sums meet: NVLSTree's tree of heads, or NVLS's in-network aggregation (SHARP).
+enum class Across { kTree, kSharp };
+
 class NvlsTreeSource final : public GroupSource {
  public:
-  explicit NvlsTreeSource(Request r)
+  NvlsTreeSource(Request r, Across across)
       : GroupSource(std::move(r)),
+        across_(across),
         nodes_(req_.comm.node_count()),
         g_(static_cast<int>(req_.comm.ranks_of_node(0).size())) {}
 
@@ -56,6 +76,7 @@ class NvlsTreeSource final : public GroupSource {
     const int c = ir_channel / width();
     const int lane = ir_channel % width();
     const std::uint64_t piece = piece_bytes();
+    if (r >= n_ + nodes_) return aggregation_groups(r - n_ - nodes_, c, lane, piece, out);
     const bool is_switch = r >= n_;
     const int node = is_switch ? r - n_ : req_.comm.node_of(r);
     const int sw = n_ + node;
@@ -90,6 +111,17 @@ class NvlsTreeSource final : public GroupSource {
         out.push_back(
             pipeline(up ? head_up(node, b, c, off, len) : head_down(node, b, c, off, len), piece));
       }
+      return;
+    }
+    if (lane > 3 * g_) {
+      // Down to node k: its head b receives block b's total from aggregation b.
+      if (is_switch || lane - 1 - 3 * g_ != node) return;
+      const int b = req_.comm.local_rank(r);
+      const Span blk = block(c, b);
+      if (blk.length == 0) return;
+      out.push_back(pipeline(
+          {ops::recv(aggregation(b), ops::scratch(down(bytes(blk.offset))), bytes(blk.length))},
+          piece));
       return;
     }
     const int m = lane - 1 - 2 * g_;
@@ -134,6 +166,23 @@ class NvlsTreeSource final : public GroupSource {
     const int c_end = static_cast<int>(std::min<std::int64_t>(
         channels_,
         (static_cast<std::int64_t>(end) + width() - 1) / width()));  // end may be INT_MAX
+    if (rank >= n_ + nodes_) {
+      // Aggregation b sends piece k to every node once it has reduced it (nodes ops a piece).
+      const int b = rank - n_ - nodes_;
+      const auto per_piece = static_cast<std::uint64_t>(nodes_);
+      for (int c = c_first; c < c_end; ++c) {
+        const Span blk = block(c, b);
+        if (blk.length == 0) continue;
+        for (int k = 0; k < nodes_; ++k) {
+          const int lane = c * width() + 1 + 3 * g_ + k;
+          if (!inside(lane)) continue;
+          for (std::uint64_t i = 0; i < pieces_of(bytes(blk.length)); ++i) {
+            f(Dependency{lane, i, c * width() + 1 + b, (i + 1) * per_piece - 1});
+          }
+        }
+      }
+      return;
+    }
     if (rank >= n_) {
       // Channel c's non-empty blocks, in order, and how many pieces each is cut into.
       std::vector<std::pair<int, std::uint64_t>> present;
@@ -171,9 +220,20 @@ class NvlsTreeSource final : public GroupSource {
       }
       return;
     }
-    // A root head starts down with piece k once its up has the sum of piece k.
     const int node = req_.comm.node_of(rank);
     const int b = req_.comm.local_rank(rank);
+    if (across_ == Across::kSharp) {
+      // A head returns piece k to its switch once its aggregation has sent it the total.
+      for (int c = c_first; c < c_end; ++c) {
+        const Span blk = block(c, b);
+        if (blk.length == 0 || !inside(c * width() + 1 + g_ + b)) continue;
+        for (std::uint64_t k = 0; k < pieces_of(bytes(blk.length)); ++k) {
+          f(Dependency{c * width() + 1 + g_ + b, k, c * width() + 1 + 3 * g_ + node, k});
+        }
+      }
+      return;
+    }
+    // A root head starts down with piece k once its up has the sum of piece k.
     for (int c = c_first; c < c_end; ++c) {
       const Span blk = block(c, b);
       if (blk.length == 0 || tree(node, b, c).parent >= 0 || !inside(c * width() + 1 + g_ + b)) {
@@ -187,7 +247,9 @@ class NvlsTreeSource final : public GroupSource {
     }
   }
 
-  int width() const { return 1 + 3 * g_; }
+  int width() const { return 1 + 3 * g_ + (across_ == Across::kSharp ? nodes_ : 0); }
+  // The aggregation (SHARP) actor of block b: after the ranks and the nodes' switches.
+  int aggregation(int b) const { return n_ + nodes_ + b; }
   std::uint64_t down(std::uint64_t off) const { return bytes(req_.count) + off; }
   // Local rank i of `node`; the head of block b is member b.
   int member(int node, int i) const {
@@ -215,8 +277,11 @@ class NvlsTreeSource final : public GroupSource {
     return v;
   }
   std::vector<Op> head_up(int node, int b, int c, std::uint64_t off, std::uint64_t len) const {
-    const TreeLinks t = tree(node, b, c);
     const BufferRef acc = ops::scratch(off);
+    if (across_ == Across::kSharp) {
+      return {ops::recv(n_ + node, acc, len), ops::send(aggregation(b), acc, len)};
+    }
+    const TreeLinks t = tree(node, b, c);
     std::vector<Op> v = {ops::recv(n_ + node, acc, len)};
     for (std::size_t i = 0; i < t.children.size(); ++i) {
       const bool last = t.parent < 0 && i + 1 == t.children.size();
@@ -228,6 +293,7 @@ class NvlsTreeSource final : public GroupSource {
   // The total comes down into the second half of the scratch (the first still holds the up
   // sum, which the root sends from).
   std::vector<Op> head_down(int node, int b, int c, std::uint64_t off, std::uint64_t len) const {
+    if (across_ == Across::kSharp) return {ops::send(n_ + node, ops::scratch(down(off)), len)};
     const TreeLinks t = tree(node, b, c);
     const BufferRef acc = ops::scratch(t.parent >= 0 ? down(off) : off);
     std::vector<Op> v;
@@ -237,28 +303,71 @@ class NvlsTreeSource final : public GroupSource {
     return v;
   }
 
+  // Aggregation b's groups: on head b's up lane it receives every node's sum of block b,
+  // reducing; on the lane down to node k it sends node k's head the total.
+  void aggregation_groups(int b, int c, int lane, std::uint64_t piece,
+                          std::vector<Group>& out) const {
+    const Span blk = block(c, b);
+    if (blk.length == 0) return;
+    const std::uint64_t off = bytes(blk.offset), len = bytes(blk.length);
+    const BufferRef acc = ops::scratch(off);
+    if (lane == 1 + b) {
+      std::vector<Op> v = {ops::recv(head(0, b), acc, len)};
+      for (int k = 1; k < nodes_; ++k) {
+        v.push_back(ops::recv_reduce(head(k, b), acc, len, k == nodes_ - 1));
+      }
+      out.push_back(pipeline(std::move(v), piece));
+    } else if (lane > 3 * g_) {
+      out.push_back(pipeline({ops::send(head(lane - 1 - 3 * g_, b), acc, len)}, piece));
+    }
+  }
+
+  Across across_;
   int nodes_;
   int g_;  // ranks per node
 };
 
-}  // namespace
-
-Schedule make_nvls_tree(const Request& r) {
+// Every node must hold as many ranks: block b of every node meets on its head b's tree or
+// aggregation.
+void check_equal_nodes(const Request& r, std::string_view name, std::string_view where) {
   const int nodes = r.comm.node_count();
   const std::size_t g = r.comm.ranks_of_node(0).size();
   for (int k = 1; k < nodes; ++k) {
     if (r.comm.ranks_of_node(k).size() != g) {
       throw RequestError(fmt::format(
-          "algorithm \"nvls_tree\" needs the same number of ranks on every node (node 0 has {}, "
-          "node {} has {}): block b of every node meets on the tree of local rank b",
-          g, k, r.comm.ranks_of_node(k).size()));
+          "algorithm \"{}\" needs the same number of ranks on every node (node 0 has {}, node {} "
+          "has {}): block b of every node meets on {} of local rank b",
+          name, g, k, r.comm.ranks_of_node(k).size(), where));
     }
   }
-  ScheduleInfo info = make_info(r, (1 + 3 * static_cast<int>(g)) * r.channels);
+}
+
+}  // namespace
+
+Schedule make_nvls_tree(const Request& r) {
+  check_equal_nodes(r, "nvls_tree", "the tree");
+  const int nodes = r.comm.node_count();
+  const auto g = static_cast<int>(r.comm.ranks_of_node(0).size());
+  ScheduleInfo info = make_info(r, (1 + 3 * g) * r.channels);
   for (int k = 0; k < nodes; ++k) {
     info.switches.push_back({r.comm.ranks_of_node(k)[0], SwitchSite::kNvSwitch});
   }
-  return Schedule(std::move(info), std::make_shared<NvlsTreeSource>(r));
+  return Schedule(std::move(info), std::make_shared<NvlsTreeSource>(r, Across::kTree));
+}
+
+Schedule make_nvls_sharp(const Request& r) {
+  check_equal_nodes(r, "nvls", "the aggregation");
+  const int nodes = r.comm.node_count();
+  const auto g = static_cast<int>(r.comm.ranks_of_node(0).size());
+  ScheduleInfo info = make_info(r, (1 + 3 * g + nodes) * r.channels);
+  for (int k = 0; k < nodes; ++k) {
+    info.switches.push_back({r.comm.ranks_of_node(k)[0], SwitchSite::kNvSwitch});
+  }
+  for (int b = 0; b < g; ++b) {
+    info.switches.push_back(
+        {r.comm.ranks_of_node(0)[static_cast<std::size_t>(b)], SwitchSite::kNetwork});
+  }
+  return Schedule(std::move(info), std::make_shared<NvlsTreeSource>(r, Across::kSharp));
 }
 
 }  // namespace collsim::detail

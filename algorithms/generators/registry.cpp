@@ -50,7 +50,7 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::ring2d,
        Family::kRing,
        true,
-       false,
+       {},
        true},
       {"rhd",
        "recursive halving-doubling (Rabenseifner), any rank count",
@@ -77,13 +77,15 @@ std::vector<AlgorithmInfo> build_table() {
        Family::kOther,
        false},
       {"nvls",
-       "NVLink SHARP: the NVSwitch reduces and multicasts (NCCL's NVLS, one node)",
+       "NVLink SHARP: the NVSwitch reduces and multicasts (NCCL's NVLS; across nodes AllReduce "
+       "only, the InfiniBand switches reducing between them)",
        {C::kAllReduce, C::kReduceScatter, C::kAllGather},
        {Protocol::kSimple},  // NCCL runs NVLS with Simple only (enqueue.cc, tuning.cc)
        &detail::make_nvls,
        &closed_form::nvls,
        Family::kNvls,
-       false,
+       true,
+       {C::kReduceScatter, C::kAllGather},
        true},
       {"nvls_tree",
        "NVLink SHARP in each node, a tree between the nodes (NCCL's NVLSTree AllReduce)",
@@ -91,9 +93,9 @@ std::vector<AlgorithmInfo> build_table() {
        {Protocol::kSimple},  // NVLS family: Simple only, as NCCL
        &detail::make_nvls_tree,
        &closed_form::nvls_tree,
-       Family::kNvls,
+       Family::kNvlsTree,
        true,
-       false,
+       {},
        true},
       {"pat",
        "NCCL's PAT: Bruck's log-step trees, far dimensions first (one GPU per node in NCCL)",
@@ -102,7 +104,6 @@ std::vector<AlgorithmInfo> build_table() {
        &detail::make_pat,
        &closed_form::pat,
        Family::kPat,
-       false,
        false},
       {"collnet_direct",
        "InfiniBand SHARP: the switches reduce across nodes, every GPU a head with its own NIC "
@@ -113,7 +114,7 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::collnet_direct,
        Family::kCollNetDirect,
        true,
-       false,
+       {},
        true},
       {"collnet_chain",
        "InfiniBand SHARP: the switches reduce across nodes, a chain of the node's GPUs to each "
@@ -124,7 +125,7 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::collnet_chain,
        Family::kCollNetChain,
        true,
-       false,
+       {},
        true},
   };
 }
@@ -170,11 +171,11 @@ void check_request(const Request& r, const AlgorithmInfo& a) {
     throw RequestError(fmt::format("algorithm \"{}\" runs with protocol {} only, not {}", a.name,
                                    fmt::join(p, ", "), to_string(r.protocol)));
   }
-  if (a.single_node && r.comm.node_count() > 1) {
+  if (a.one_node(r.collective) && r.comm.node_count() > 1) {
     throw RequestError(fmt::format(
-        "algorithm \"{}\" runs inside one node's NVLink domain, but the communicator spans {} "
+        "algorithm \"{}\" runs {} inside one node's NVLink domain, but the communicator spans {} "
         "nodes",
-        a.name, r.comm.node_count()));
+        a.name, to_string(r.collective), r.comm.node_count()));
   }
   if (r.slices < 0) throw RequestError(fmt::format("slices must be >= 1, got {}", r.slices));
 }
@@ -183,6 +184,10 @@ void check_request(const Request& r, const AlgorithmInfo& a) {
 
 bool AlgorithmInfo::implements(Collective c) const {
   return std::find(collectives.begin(), collectives.end(), c) != collectives.end();
+}
+
+bool AlgorithmInfo::one_node(Collective c) const {
+  return std::find(one_node_only.begin(), one_node_only.end(), c) != one_node_only.end();
 }
 
 const std::vector<AlgorithmInfo>& algorithms() {

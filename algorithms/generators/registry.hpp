@@ -24,12 +24,17 @@ namespace collsim {
 
 // The NCCL kernel family an algorithm's schedule belongs to: what its trace's kernel is named
 // after and, for rings, NCCL's step chunking of Simple (request.cpp).
-// kNvls: the switch reduces (NVLS, NVLSTree), with NCCL's NVLS chunking (request.cpp).
+// kNvls, kNvlsTree: the NVSwitch reduces (NVLS; NVLSTree, with a tree of the nodes), with NCCL's
+// NVLS chunking (request.cpp), a channel's part cut into a block per GPU of a node (one head
+// each).
 // kPat: NCCL's PAT kernel, with its own chunking (request.cpp).
 // kCollNetDirect, kCollNetChain: the network's switches reduce (InfiniBand SHARP), with NCCL's
 // CollNet chunking (request.cpp); a channel's part is cut into a block per GPU of a node
 // (direct) or pipelined whole (chain).
-enum class Family { kRing, kTree, kNvls, kPat, kCollNetDirect, kCollNetChain, kOther };
+enum class Family { kRing, kTree, kNvls, kNvlsTree, kPat, kCollNetDirect, kCollNetChain, kOther };
+
+// The NVLS family, either schedule: the NVSwitch reduces and multicasts.
+constexpr bool is_nvls(Family f) { return f == Family::kNvls || f == Family::kNvlsTree; }
 
 // CollNet, either schedule: the network's switches reduce (InfiniBand SHARP).
 constexpr bool is_collnet(Family f) {
@@ -48,14 +53,16 @@ struct AlgorithmInfo {
   Family family = Family::kOther;
   // Costed per level by the closed forms: an intra-node and an inter-node hop (alpha_beta_cost).
   bool hierarchical = false;
-  // Runs only inside one node's NVLink domain (NVLS without CollNet): plan() refuses a
-  // communicator of several nodes.
-  bool single_node = false;
+  // Collectives it runs only inside one node's NVLink domain: NVLS's AllGather and
+  // ReduceScatter, which NCCL runs across nodes only where its SHARP plugin has iallgather /
+  // ireducescatter (`src/graph/tuning.cc`). plan() refuses them on several nodes.
+  std::vector<Collective> one_node_only = {};
   // Needs the same number of ranks on every node (block b or local rank b of every node meets
   // its peers): predict does not offer it on a communicator of unequal nodes.
   bool equal_nodes = false;
 
   bool implements(Collective c) const;
+  bool one_node(Collective c) const;
 };
 
 // In the order `collsim list` prints them.

@@ -130,6 +130,7 @@ std::uint64_t nvls_chunk(const Request& r, std::uint64_t chunk, bool tree) {
     below(1, 32768, 32768);
   } else {
     chunk = std::min(chunk, r.nvls_chunk_bytes);
+    if (nodes > 1 && r.nvls_across_max_chunk != 0) chunk = std::min(chunk, r.nvls_across_max_chunk);
     below(64, 65536, 65536);
     below(8, 32768, 32768);
     below(2, 16384, 16384);
@@ -177,8 +178,9 @@ Chunking chunking(const Request& r) {
   if (a != nullptr && a->family == Family::kTree && r.protocol == Protocol::kLL128) {
     k.chunk_bytes = std::max(e, tree_ll128_chunk(r, k.chunk_bytes) / e * e);
   }
-  if (a != nullptr && a->family == Family::kNvls && r.protocol == Protocol::kSimple) {
-    k.chunk_bytes = std::max(e, nvls_chunk(r, k.chunk_bytes, !a->single_node) / e * e);
+  if (a != nullptr && is_nvls(a->family) && r.protocol == Protocol::kSimple) {
+    const bool tree = a->family == Family::kNvlsTree;
+    k.chunk_bytes = std::max(e, nvls_chunk(r, k.chunk_bytes, tree) / e * e);
   }
   if (a != nullptr && a->family == Family::kPat) {
     k.chunk_bytes = std::max(e, pat_chunk(r, k.chunk_bytes) / e * e);

@@ -73,6 +73,9 @@ struct Request {
   // (nccl_nvls_chunks, algorithms/models/nccl_channels.hpp).
   std::uint64_t nvls_chunk_bytes = 131072;
   std::uint64_t nvls_tree_max_chunk = 0;
+  // NVLS across nodes (with SHARP): at most this chunk (0: nvls_chunk_bytes); NCCL's 32 KiB where
+  // its model gives NVLS AllReduce less than 150 GB/s (NvlsChunks::across_max).
+  std::uint64_t nvls_across_max_chunk = 0;
   Communicator comm = Communicator::flat(1);
   HostLoop host;  // not part of the schedule: predict() bounds the time by the host's share
 };

@@ -414,6 +414,7 @@ u64 nvls_piece(const Shape& s, u64 block) {
 // streams and the GPUs' FIFOs are taken as never stalling one another (tests/predict bounds the
 // gap to the contention-free simulation from 8 KiB to 1 GiB).
 Estimate nvls(const EstimateRequest& q) {
+  if (q.nodes > 1) return nvls_sharp(q);
   const Shape s = shape_of(q);
   const u64 p = static_cast<u64>(s.p);
   u64 up = s.len, down = s.len, reduced = s.len;
@@ -479,6 +480,26 @@ Estimate nvls_tree(const EstimateRequest& q) {
   return {t,
           "nvls_tree: fill + max(τ(n + n/g) + (k-1)o, ρ(n), τ_net(block x (1 or 2)) + (k'-1)o) "
           "through switch and tree",
+          false};
+}
+
+Estimate nvls_sharp(const EstimateRequest& q) {
+  // nvls across nodes: nvls_tree inside each node, the network's switches in place of the tree
+  // (nvls_tree.cpp): each head's NIC carries its block (n / g) once to its aggregation and once
+  // back, which the switch reduces at its ports' rate. The pipeline fills through 2 intra hops,
+  // the NVSwitch's reduction, and a network hop each way through the switch. Approximate.
+  const Shape s = shape_of(q);
+  const int nodes = std::max(1, q.nodes);
+  const u64 g = static_cast<u64>(std::max(1, s.p / nodes));
+  const u64 block = ceil_div(s.len, g);
+  const u64 piece = nvls_piece(s, block);
+  const Time fill = s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 +
+                    switch_reduce(q, piece) + s.inter.alpha_via_switch() + s.inter.tau(piece) * 2;
+  const Time t = fill + std::max({s.intra.stream(s.len + block, piece), switch_reduce(q, s.len),
+                                  s.inter.stream(block, piece)});
+  return {t,
+          "nvls across nodes: fill + max(τ(n + n/g) + (k-1)o, ρ(n), τ_net(n/g) + (k'-1)o) "
+          "through the NVSwitch and the network's",
           false};
 }
 

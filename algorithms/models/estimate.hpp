@@ -106,7 +106,8 @@ Estimate ring2d(const EstimateRequest& q);
 Estimate rhd(const EstimateRequest& q);
 Estimate direct(const EstimateRequest& q);
 Estimate binomial(const EstimateRequest& q);
-Estimate nvls(const EstimateRequest& q);
+Estimate nvls(const EstimateRequest& q);  // across nodes: nvls_sharp
+Estimate nvls_sharp(const EstimateRequest& q);
 Estimate nvls_tree(const EstimateRequest& q);
 Estimate collnet_direct(const EstimateRequest& q);
 Estimate collnet_chain(const EstimateRequest& q);

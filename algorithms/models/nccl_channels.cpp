@@ -226,6 +226,7 @@ void nccl_schedule_channels(Request& r, const NcclCommChannels& comm) {
   r.split = {};
   r.nvls_chunk_bytes = comm.nvls_chunks.chunk;
   r.nvls_tree_max_chunk = comm.nvls_chunks.tree_max;
+  r.nvls_across_max_chunk = comm.nvls_chunks.across_max;
   // One rank runs no algorithm and no channel: NCCL copies the buffer (enqueue.cc, nRanks == 1:
   // ncclLaunchOneRank, a cudaMemcpyAsync, or for avg a kernel of at most 32 blocks), one copy
   // through the GPU's memory (docs/gpu.md: 1.50 TB/s on an H100).
@@ -239,7 +240,12 @@ void nccl_schedule_channels(Request& r, const NcclCommChannels& comm) {
     return;
   }
   const std::optional<NcclAlgo> a = nccl_algo_of(r.algorithm);
-  const int channels = a && is_nvls_family(*a) ? comm.nvls_channels : comm.channels;
+  int channels = a && is_nvls_family(*a) ? comm.nvls_channels : comm.channels;
+  // NVLS across nodes (with CollNet) runs on no more than the communicator's channels from 2.28
+  // (src/enqueue.cc topoGetAlgoInfo).
+  if (a == NcclAlgo::kNvls && r.comm.node_count() > 1 && comm.release.at_least(28)) {
+    channels = std::min(channels, comm.channels);
+  }
   const NcclLaunch l = nccl_launch(r.algorithm, r.protocol, r.comm.size(), bytes, channels,
                                    comm.release, comm.ring_simple_threads);
   const NcclChannels c = nccl_channels(comm.release, r, l, channels);

@@ -112,6 +112,10 @@ int nccl_nvls_channels(NcclRelease v, const NvlsShape& s);
 struct NvlsChunks {
   std::uint64_t chunk = 131072;
   std::uint64_t tree_max = 0;
+  // NVLS across nodes (with CollNet) takes at most this (0: the chunk): 32 KiB where NCCL's model
+  // gives its AllReduce less than 150 GB/s (src/enqueue.cc calcCollChunking, 2.19 to 2.30;
+  // NcclModelInput::nvls_across_max_chunk).
+  std::uint64_t across_max = 0;
 };
 NvlsChunks nccl_nvls_chunks(NcclRelease v, const NvlsShape& s);
 

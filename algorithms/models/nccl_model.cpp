@@ -232,7 +232,14 @@ bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const Nc
   }
   if (ar && a == NcclAlgo::kPat) return false;
   if (a == NcclAlgo::kPat && !s.pat) return false;
-  if (a == NcclAlgo::kNvls && s.nodes > 1) return false;  // multi-node NVLS needs CollNet
+  // NVLS across nodes runs with CollNet only (tuning.cc: disabled without collnetEnable;
+  // enqueue.cc: skipped without collNetSupport, 2.18 to 2.30), AllReduce only: AllGather and
+  // ReduceScatter need the SHARP plugin's iallgather / ireducescatter (2.27+; refused outright
+  // before), which collsim takes as absent.
+  if (a == NcclAlgo::kNvls && s.nodes > 1 &&
+      (!s.in.collnet_chain || coll != Collective::kAllReduce)) {
+    return false;
+  }
   if (a == NcclAlgo::kNvlsTree && s.nodes == 1) return false;
   if (a == NcclAlgo::kNvls && is_ag_rs(coll) && s.ppn > 32) return false;  // NCCL_MAX_NVLS_ARITY
   return !(is_nvls_family(a) && s.nvls_2_28 && g.channels < 2);

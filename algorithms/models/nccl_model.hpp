@@ -92,6 +92,9 @@ struct NcclModelInput {
   // comm->nvlsChunkSize and nvlsTreeMaxChunkSize (nccl_nvls_chunks): 128 KiB and NCCL's fallback.
   std::uint64_t nvls_chunk = 131072;
   std::uint64_t nvls_tree_max_chunk = 0;
+  // NVLS across nodes (with CollNet): 32 KiB where this model gives its AllReduce less than
+  // 150 GB/s, else 0 (the chunk; NvlsChunks::across_max).
+  std::uint64_t nvls_across_max_chunk = 0;
 };
 
 // NCCL_ALGO / NCCL_PROTO filters with NCCL's syntax: a comma list, optionally negated with a

@@ -22,7 +22,7 @@ TEST(Generators, RandomAccessMatchesMaterializedForm) {
         r.count = 1000;
         r.channels = 3;
         r.chunk_bytes = 256;
-        r.comm = p == 6 && !a.single_node ? Communicator::grid(3, 2) : Communicator::flat(p);
+        r.comm = p == 6 && !a.one_node(c) ? Communicator::grid(3, 2) : Communicator::flat(p);
         r.root = p - 1;
         const Schedule s = plan(r);
         const Schedule m = materialize(s);
@@ -56,7 +56,7 @@ TEST(Generators, SameShapeAgreesWithTheWalk) {
         r.count = 1000;
         r.channels = channels;
         r.chunk_bytes = 256;
-        r.comm = a.single_node ? Communicator::flat(4) : Communicator::grid(3, 2);
+        r.comm = a.one_node(c) ? Communicator::flat(4) : Communicator::grid(3, 2);
         r.root = 1;
         const Schedule s = plan(r);
         const OpSource& src = *s.source();
@@ -178,7 +178,7 @@ TEST(Generators, DependencyRunsAreTheCanonicalCompression) {
         r.count = count;
         r.channels = 3;
         r.chunk_bytes = 256;
-        r.comm = a.single_node ? Communicator::flat(4) : Communicator::grid(3, 2);
+        r.comm = a.one_node(c) ? Communicator::flat(4) : Communicator::grid(3, 2);
         r.root = 1;
         const Schedule s = plan(r);
         for (int k = 0; k < s.actor_count(); ++k) {
@@ -206,7 +206,7 @@ TEST(Generators, DependencyRunsOfAChannelRangeAreThoseOfTheWholeList) {
       r.count = 4099;  // blocks of unequal length, so some have a piece more than others
       r.channels = 3;
       r.chunk_bytes = 256;
-      r.comm = a.single_node ? Communicator::flat(4) : Communicator::grid(3, 2);
+      r.comm = a.one_node(c) ? Communicator::flat(4) : Communicator::grid(3, 2);
       r.root = 1;
       const Schedule s = plan(r);
       const int n = s.channel_count();

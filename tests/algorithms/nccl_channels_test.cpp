@@ -201,6 +201,22 @@ TEST(NcclChannels, NvlsAcrossNodesIsNotDivided) {
   EXPECT_TRUE(c.split.empty());
 }
 
+// From 2.28 NVLS across nodes runs on no more than the communicator's channels
+// (src/enqueue.cc topoGetAlgoInfo): 16 NVLS channels on a communicator of 8 give 8; before,
+// all 16.
+TEST(NcclChannels, NvlsAcrossNodesKeepsToTheCommunicatorsChannelsFrom228) {
+  Request r = all_reduce("nvls", Protocol::kSimple, 64 << 20, 16);
+  NcclCommChannels comm;
+  comm.channels = 8;
+  comm.nvls_channels = 16;
+  comm.release = parse_nccl_release("2.28.3");
+  nccl_schedule_channels(r, comm);
+  EXPECT_EQ(r.channels, 8);
+  comm.release = parse_nccl_release("2.27.7");
+  nccl_schedule_channels(r, comm);
+  EXPECT_EQ(r.channels, 16);
+}
+
 // A communicator of one channel puts everything on it; a size that is not a whole number of
 // cells leaves the last cell short.
 TEST(NcclChannels, OneChannelAndShortCells) {
@@ -292,6 +308,21 @@ TEST(NcclChannels, NvlsTreeChunkTakesTheTunedCap) {
   EXPECT_EQ(chunking(r).chunk_bytes, 262144u);  // 1 GiB >= 16 x 192 heads x 256 KiB
   r.count = (std::uint64_t{64} << 20) / 4;
   EXPECT_EQ(chunking(r).chunk_bytes, 65536u);  // 64 MiB < 4 x 192 x 128 KiB
+}
+
+// NVLS across nodes (with SHARP) cuts NVLS's chunk, at most 32 KiB where NCCL's model gives it
+// less than 150 GB/s (Request::nvls_across_max_chunk); on one node the cap does not apply.
+TEST(NcclChannels, NvlsAcrossNodesChunkTakesItsCap) {
+  Request r;
+  r.algorithm = "nvls";
+  r.comm = Communicator::grid(4, 8);
+  r.channels = 16;
+  r.count = (std::uint64_t{1} << 30) / 4;
+  EXPECT_EQ(chunking(r).chunk_bytes, 131072u);
+  r.nvls_across_max_chunk = 32768;
+  EXPECT_EQ(chunking(r).chunk_bytes, 32768u);
+  r.comm = Communicator::flat(8);
+  EXPECT_EQ(chunking(r).chunk_bytes, 131072u);
 }
 
 }  // namespace

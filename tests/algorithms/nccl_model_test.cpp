@@ -481,6 +481,39 @@ TEST(NcclModel, CostsCollNetOnASharpFabric) {
       m_off.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
 }
 
+// NVLS across nodes runs with CollNet only (tuning.cc, enqueue.cc), AllReduce only here (the
+// SHARP plugin's iallgather / ireducescatter are taken as absent), with NCCL's NVLS latency:
+// the NVLink and network hwLat of NVLS (Simple) and no base latency. Its chunk is at most 32 KiB
+// where the model gives it less than 150 GB/s (enqueue.cc, 2.19+): with two GPUs of each node,
+// two heads of 48 GB/s.
+TEST(NcclModel, NvlsAcrossNodesNeedsCollNet) {
+  const Topology t = load_topology("h100-16node-sharp", LoadOptions{4});
+  const NcclModelInput in = nccl_model_input(t, Communicator::from_topology(t), NcclVersion::k2_30);
+  const NcclModel m(in);
+  const auto& ar = m.entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple);
+  ASSERT_TRUE(ar.enabled);
+  EXPECT_NEAR(ar.latency_us, 25.0 + 18.0, 1e-9) << "hwLat NVLINK and NET of NVLS (Simple)";
+  EXPECT_GE(ar.bandwidth_GBps, 150.0);
+  EXPECT_EQ(in.nvls_across_max_chunk, 0u);
+  EXPECT_FALSE(m.entry(Collective::kAllGather, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+  EXPECT_FALSE(m.entry(Collective::kReduceScatter, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+  std::vector<Rank> two_a_node;
+  for (int n = 0; n < 4; ++n) {
+    for (int g = 0; g < 2; ++g) two_a_node.push_back(Rank{8 * n + g});
+  }
+  const NcclModelInput two =
+      nccl_model_input(t, Communicator::from_topology(t, two_a_node), NcclVersion::k2_30);
+  EXPECT_LT(NcclModel(two)
+                .entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple)
+                .bandwidth_GBps,
+            150.0);
+  EXPECT_EQ(two.nvls_across_max_chunk, 32768u);
+  const Topology off = load_topology("h100-16node-ib", LoadOptions{4});
+  const NcclModel m_off(
+      nccl_model_input(off, Communicator::from_topology(off), NcclVersion::k2_30));
+  EXPECT_FALSE(m_off.entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+}
+
 // EFA through aws-ofi-nccl (tests/data/configs/held-out/aws-p4d.yaml): the first EFA generation
 // does not deliver 128-byte blocks in order, so the plugin leaves NCCL Simple only, and from
 // 2.12 the 75 us latency it reports joins every network step of NCCL's model, twice for Simple

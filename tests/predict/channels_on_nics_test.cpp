@@ -73,8 +73,9 @@ TEST(ChannelsOnNics, EveryNicOfARailNodeCarriesEveryMultiNodeAlgorithm) {
 
 TEST(ChannelsOnNics, EveryNicFeedsTheSharpSwitches) {
   // CollNet: every GPU heads a block through its own NIC (direct), each channel's head is local
-  // rank c mod 8 (chain); either way every NIC feeds its rail's SHARP aggregation.
-  expect_every_nic_busy("h100-16node-sharp", 4, 8, {"collnet_direct", "collnet_chain"});
+  // rank c mod 8 (chain); NVLS across nodes: every GPU heads one NVLS block and hands its node's
+  // sum to the network through its own NIC. Every NIC feeds its rail's SHARP aggregation.
+  expect_every_nic_busy("h100-16node-sharp", 4, 8, {"collnet_direct", "collnet_chain", "nvls"});
 }
 
 TEST(ChannelsOnNics, AGpuWithTwoNicsUsesBoth) {

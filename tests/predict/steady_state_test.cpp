@@ -49,7 +49,7 @@ TEST(SteadyState, ExtendedRunsMatchTheFullSimulation) {
         const AlgorithmInfo& info = find_algorithm(algo);
         for (Protocol proto : info.protocols) {
           Request r = on_all(topo, coll, algo, proto, 4);
-          if (info.single_node && r.comm.node_count() > 1) continue;
+          if (info.one_node(coll) && r.comm.node_count() > 1) continue;
           // The quantum of steady_state.hpp: NCCL channels x chunk, twice for the two trees,
           // times the blocks a channel's span is cut into (per rank block when blocked).
           Request sized = r;
@@ -60,9 +60,8 @@ TEST(SteadyState, ExtendedRunsMatchTheFullSimulation) {
           if (info.family == Family::kTree) {
             quantum *= 2;
           } else if (!is_blocked(coll)) {
-            quantum *= static_cast<std::uint64_t>(info.family == Family::kNvls
-                                                      ? r.comm.size() / r.comm.node_count()
-                                                      : r.comm.size());
+            quantum *= static_cast<std::uint64_t>(
+                is_nvls(info.family) ? r.comm.size() / r.comm.node_count() : r.comm.size());
           }
           // 120 quanta and a remainder that is not a whole number of them: room for the runs
           // of a = 4 (4 + 8 + 12 + 16 quanta) and a = 8 (24 + 32 more), within the 120

@@ -120,20 +120,21 @@ TEST(ChannelFold, CopiesSimulatedOnceGiveTheFullSimulationsTime) {
   EXPECT_GT(tally.folded, tally.cases * 2 / 3) << tally.folded << " of " << tally.cases;
 }
 
-// CollNet where the switches reduce: the folded run against the full one, at 8 channels (one per
-// head) and 16. CollNetDirect is never folded (engine_setup.cpp: its folded run ended 3.7 % late
-// under max-min at 64 MiB), so its cases compare equal runs; the chain folds within the bound.
-TEST(ChannelFold, CollNetOnASharpFabric) {
+// CollNet and NVLS across nodes where the switches reduce: the folded run against the full one,
+// at 8 channels (one per head) and 16. CollNetDirect is never folded (engine_setup.cpp: its
+// folded run ended 3.7 % late under max-min at 64 MiB), so its cases compare equal runs; the
+// chain and NVLS fold within the bound.
+TEST(ChannelFold, CollNetAndNvlsOnASharpFabric) {
   Tally tally;
   const Topology topo = load_topology("h100-16node-sharp", LoadOptions{2});
-  for (const std::string algo : {"collnet_direct", "collnet_chain"}) {
+  for (const std::string algo : {"collnet_direct", "collnet_chain", "nvls"}) {
     for (int channels : {8, 16}) {
       for (std::uint64_t bytes : {std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
         compare(topo, algo, Protocol::kSimple, channels, bytes, tally);
       }
     }
   }
-  EXPECT_EQ(tally.cases, 2 * 2 * 2 * 2);  // both networks of every case ran
+  EXPECT_EQ(tally.cases, 3 * 2 * 2 * 2);  // both networks of every case ran
 }
 
 // The trees at NCCL's channel count on these nodes (24), 1 MiB to 512 MiB.
