@@ -106,9 +106,9 @@ std::vector<AlgorithmInfo> build_table() {
        Family::kPat,
        false},
       {"collnet_direct",
-       "InfiniBand SHARP: the switches reduce across nodes, every GPU a head with its own NIC "
-       "(NCCL's CollNetDirect)",
-       {C::kAllReduce},
+       "InfiniBand SHARP: the switches reduce (AllGather: gather) across nodes, every GPU a head "
+       "with its own NIC (NCCL's CollNetDirect)",
+       {C::kAllReduce, C::kAllGather, C::kReduceScatter},
        {Protocol::kSimple},  // NCCL runs CollNet with Simple only (tuning.cc)
        &detail::make_collnet_direct,
        &closed_form::collnet_direct,

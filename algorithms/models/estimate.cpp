@@ -504,6 +504,26 @@ Estimate nvls_sharp(const EstimateRequest& q) {
 }
 
 Estimate collnet_direct(const EstimateRequest& q) {
+  if (is_blocked(q.collective)) {
+    // AllGather / ReduceScatter (collnet.cpp): GPU r's NIC carries its rail's blocks of every
+    // node, one each way for the rail's own and nodes x b the other way (b one rank's block per
+    // channel), and over NVLink it exchanges nodes x b with each of the g-1 other GPUs of its
+    // node (ReduceScatter reducing them). The pipeline fills through a network hop each way
+    // through the switch and an intra hop. Approximate.
+    const Shape s = shape_of(q);
+    const int nodes = std::max(1, q.nodes);
+    const u64 g = static_cast<u64>(std::max(1, s.p / nodes));
+    const u64 rail = s.len * static_cast<u64>(nodes);
+    const u64 piece = std::max<u64>(1, std::min(s.cut.piece, s.len));
+    const bool rs = q.collective == Collective::kReduceScatter;
+    const Time fill = s.intra.alpha() + s.intra.tau(piece) + s.inter.alpha_via_switch() +
+                      s.inter.tau(piece) * 2 + (rs ? s.intra.gamma(piece) : Time());
+    const Time t =
+        fill + std::max({s.intra.stream((g - 1) * rail, piece), s.inter.stream(rail, piece),
+                         rs ? s.intra.gamma((g - 1) * rail) : Time()});
+    return {t, "collnet_direct: fill + max(τ(n_rail(g-1)) + (k-1)o, τ_net(n_rail) + (k'-1)o)",
+            false};
+  }
   // Every GPU a head (collnet.cpp): each GPU sends the node's other heads their blocks and
   // sends its own block's total on to them, (g-1)/g of n each way over NVLink, while its NIC
   // carries its block n/g to the network's switch and back, and it reduces g-1 blocks. The

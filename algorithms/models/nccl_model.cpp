@@ -227,7 +227,15 @@ bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const Nc
   if ((coll == Collective::kBroadcast || coll == Collective::kReduce) && a != NcclAlgo::kRing) {
     return false;
   }
-  if (is_ag_rs(coll) && a != NcclAlgo::kRing && a != NcclAlgo::kPat && a != NcclAlgo::kNvls) {
+  if (is_ag_rs(coll) && a != NcclAlgo::kRing && a != NcclAlgo::kPat && a != NcclAlgo::kNvls &&
+      a != NcclAlgo::kCollNetDirect) {
+    return false;
+  }
+  // CollNetDirect's AllGather and ReduceScatter (2.23+) need the SHARP plugin's iallgather /
+  // ireducescatter, which its current releases have (nccl-rdma-sharp-plugins, sharp_plugin.c:
+  // unless NCCL_SHARP_DISABLE_ALLGATHER / _REDUCE_SCATTER), and a head (a GPU with its own NIC)
+  // for every GPU of a node (tuning.cc: ppn > collNetHeadsNum gives no bandwidth).
+  if (a == NcclAlgo::kCollNetDirect && is_ag_rs(coll) && (!s.since_2_23 || s.ppn > g.channels)) {
     return false;
   }
   if (ar && a == NcclAlgo::kPat) return false;
@@ -239,6 +247,17 @@ bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const Nc
   if (a == NcclAlgo::kNvls && s.nodes > 1 &&
       (!s.in.collnet_chain || coll != Collective::kAllReduce)) {
     return false;
+  }
+  // More than 8 GPUs on a node (NCCL_MAX_DIRECT_ARITY + 1): before 2.23 NCCL turns CollNet off
+  // altogether ("CollNet currently only supports up to 8 GPUs per node", init.cc), NVLS across
+  // nodes with it; from 2.23 it skips CollNetDirect, from 2.28 CollNetChain too (enqueue.cc).
+  if (s.ppn > 8) {
+    const bool collnet = a == NcclAlgo::kCollNetDirect || a == NcclAlgo::kCollNetChain;
+    if (!s.in.release.at_least(23) && (collnet || (a == NcclAlgo::kNvls && s.nodes > 1))) {
+      return false;
+    }
+    if (a == NcclAlgo::kCollNetDirect) return false;
+    if (a == NcclAlgo::kCollNetChain && s.in.release.at_least(28)) return false;
   }
   if (a == NcclAlgo::kNvlsTree && s.nodes == 1) return false;
   if (a == NcclAlgo::kNvls && is_ag_rs(coll) && s.ppn > 32) return false;  // NCCL_MAX_NVLS_ARITY
@@ -291,6 +310,14 @@ double algorithm_bandwidth(const Setting& s, Collective coll, NcclAlgo a, Protoc
   if (a == NcclAlgo::kTree && s.in.tree_pattern_is_tree) bus *= 0.85;
   if (a == NcclAlgo::kPat) bus *= s.in.release.at_least(24) ? 0.75 : 0.85;  // 2.23: 0.85
   if (collnet && p != Protocol::kSimple) return 0;
+  if (a == NcclAlgo::kCollNetDirect && is_ag_rs(coll)) {
+    // Every GPU of a node a head: ppn of them at the graph's speed, from 2.27 at most 0.9 of
+    // the network's; 2.23 to 2.26 interpolate a measured correction between 0.95 at one GPU a
+    // node and 0.85 at eight.
+    if (s.since_2_27) return s.ppn * std::min(g.bw_intra, g.bw_inter * 0.9);
+    const double w = (s.ppn - 1) / (8 - 1);
+    return s.ppn * bw * (w * 0.85 + (1 - w) * 0.95);
+  }
   if (a == NcclAlgo::kCollNetDirect && ar) {
     // Full speed needs a NIC per GPU: the GPU/NIC ratio, halfway back to 1 (§1.3).
     double factor = s.ppn / g.channels;

@@ -167,6 +167,27 @@ TEST(Generators, DependencyRunsCompressAndExpand) {
 // A source's dependency runs are canonical (channel folding compares them for equality in
 // place of the lists): the compression of its list, for every algorithm, collective and actor,
 // on pieces that divide the channels evenly and unevenly.
+// More nodes than a connection has FIFO slots (8): a stream that sends one block per node before
+// receiving any would wait on a peer that waits on it (collnet_direct's AllGather broadcast did,
+// from 9 nodes). plan() validates every schedule, deadlock included.
+TEST(Generators, MoreNodesThanFifoSlotsPlanWithoutDeadlock) {
+  for (const AlgorithmInfo& a : algorithms()) {
+    for (Collective c : a.collectives) {
+      if (a.one_node(c)) continue;
+      Request r;
+      r.algorithm = a.name;
+      r.collective = c;
+      r.protocol = a.protocols.back();
+      r.count = 4096;
+      r.channels = 2;
+      r.chunk_bytes = 256;
+      r.comm = Communicator::grid(16, 2);
+      r.root = 1;
+      EXPECT_NO_THROW(plan(r)) << a.name << " " << to_string(c);
+    }
+  }
+}
+
 TEST(Generators, DependencyRunsAreTheCanonicalCompression) {
   std::uint64_t deps = 0, runs = 0;
   for (const AlgorithmInfo& a : algorithms()) {

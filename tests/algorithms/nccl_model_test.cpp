@@ -469,10 +469,32 @@ TEST(NcclModel, CostsCollNetOnASharpFabric) {
   ASSERT_TRUE(chain.enabled);
   EXPECT_NEAR(chain.latency_us, 2 * 7 * 2.8 + 30, 1e-9);
   EXPECT_NEAR(chain.bandwidth_GBps, in.ring->channels * in.collnet_chain->bw_intra * 0.5, 1e-9);
-  // Simple only, AllReduce only (AllGather and ReduceScatter need the plugin's own calls).
+  // Simple only; the chain AllReduce only.
   EXPECT_FALSE(m.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kLL).enabled);
-  EXPECT_FALSE(
-      m.entry(Collective::kAllGather, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
+  EXPECT_FALSE(m.entry(Collective::kAllGather, NcclAlgo::kCollNetChain, Protocol::kSimple).enabled);
+  // CollNetDirect's AllGather and ReduceScatter (2.23+, the SHARP plugin's iallgather /
+  // ireducescatter): every GPU a head, 8 x min(bwIntra, 0.9 bwInter) from 2.27, kept as
+  // algorithm bandwidth; the AllReduce's latency.
+  for (Collective c : {Collective::kAllGather, Collective::kReduceScatter}) {
+    const auto& e = m.entry(c, NcclAlgo::kCollNetDirect, Protocol::kSimple);
+    ASSERT_TRUE(e.enabled) << to_string(c);
+    EXPECT_NEAR(e.bandwidth_GBps,
+                8 * std::min(in.collnet_direct->bw_intra, 0.9 * in.collnet_direct->bw_inter), 1e-9);
+    EXPECT_NEAR(e.latency_us, direct.latency_us, 1e-9);
+  }
+  // 2.23 to 2.26: 8 x bwIntra x 0.85 (the correction interpolated at eight GPUs a node); 2.22:
+  // none.
+  NcclModelInput in26 =
+      nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release("2.26.2"));
+  EXPECT_NEAR(NcclModel(in26)
+                  .entry(Collective::kAllGather, NcclAlgo::kCollNetDirect, Protocol::kSimple)
+                  .bandwidth_GBps,
+              8 * in26.collnet_direct->bw_intra * 0.85, 1e-9);
+  NcclModelInput in22 =
+      nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release("2.22.3"));
+  EXPECT_FALSE(NcclModel(in22)
+                   .entry(Collective::kAllGather, NcclAlgo::kCollNetDirect, Protocol::kSimple)
+                   .enabled);
   // Without SHARP, as on the same cluster with it off, NCCL never costs CollNet.
   const Topology off = load_topology("h100-16node-ib", LoadOptions{4});
   const NcclModel m_off(
@@ -512,6 +534,32 @@ TEST(NcclModel, NvlsAcrossNodesNeedsCollNet) {
   const NcclModel m_off(
       nccl_model_input(off, Communicator::from_topology(off), NcclVersion::k2_30));
   EXPECT_FALSE(m_off.entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+}
+
+// More than 8 GPUs a node (NCCL_MAX_DIRECT_ARITY + 1): before 2.23 NCCL turns CollNet off, NVLS
+// across nodes with it (init.cc); 2.23 to 2.27 skip CollNetDirect, 2.28 on CollNetChain too
+// (enqueue.cc). The SHARP fabric's input with 16 ranks a node.
+TEST(NcclModel, CollNetStopsAtEightGpusANode) {
+  const Topology t = load_topology("h100-16node-sharp", LoadOptions{4});
+  const auto enabled = [&](const char* release, NcclAlgo a) {
+    NcclModelInput in =
+        nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release(release));
+    in.ranks = 4 * 16;
+    return NcclModel(in).entry(Collective::kAllReduce, a, Protocol::kSimple).enabled;
+  };
+  for (NcclAlgo a : {NcclAlgo::kCollNetDirect, NcclAlgo::kCollNetChain, NcclAlgo::kNvls}) {
+    EXPECT_FALSE(enabled("2.22.3", a)) << static_cast<int>(a);
+  }
+  EXPECT_FALSE(enabled("2.27.7", NcclAlgo::kCollNetDirect));
+  EXPECT_TRUE(enabled("2.27.7", NcclAlgo::kCollNetChain));
+  EXPECT_TRUE(enabled("2.27.7", NcclAlgo::kNvls));
+  EXPECT_FALSE(enabled("2.28.3", NcclAlgo::kCollNetChain));
+  EXPECT_TRUE(enabled("2.28.3", NcclAlgo::kNvls));
+  // Eight a node keep all three.
+  NcclModelInput eight = nccl_model_input(t, Communicator::from_topology(t), NcclVersion::k2_30);
+  EXPECT_TRUE(NcclModel(eight)
+                  .entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kSimple)
+                  .enabled);
 }
 
 // EFA through aws-ofi-nccl (tests/data/configs/held-out/aws-p4d.yaml): the first EFA generation

@@ -103,7 +103,7 @@ TEST(Registry, ListMatrix) {
             "pat            -                 simple            simple            -              "
             "   -                 -                 -                 -                 -        "
             "         -\n"
-            "collnet_direct simple            -                 -                 -              "
+            "collnet_direct simple            simple            simple            -              "
             "   -                 -                 -                 -                 -        "
             "         -\n"
             "collnet_chain  simple            -                 -                 -              "

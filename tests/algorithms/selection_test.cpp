@@ -108,9 +108,10 @@ TEST(Selection, CandidatesOfACollective) {
   // nvls and pat run with Simple only: not LL candidates.
   EXPECT_EQ(names, (std::vector<std::string>{"ring", "ring2d", "rhd", "direct"}));
   const auto simple = candidates(Collective::kAllGather, parse_algo_choice("auto", "simple"));
-  ASSERT_GE(simple.size(), 2u);
-  EXPECT_EQ(simple[simple.size() - 2], (Candidate{"nvls", Protocol::kSimple}));
-  EXPECT_EQ(simple.back(), (Candidate{"pat", Protocol::kSimple}));
+  ASSERT_GE(simple.size(), 3u);
+  EXPECT_EQ(simple[simple.size() - 3], (Candidate{"nvls", Protocol::kSimple}));
+  EXPECT_EQ(simple[simple.size() - 2], (Candidate{"pat", Protocol::kSimple}));
+  EXPECT_EQ(simple.back(), (Candidate{"collnet_direct", Protocol::kSimple}));
   try {
     candidates(Collective::kAllToAll, parse_algo_choice("ring", "auto"));
     FAIL();
