@@ -193,9 +193,8 @@ std::string cannot_run_collnet(const AlgorithmInfo& a, const Request& r, const T
 // Why the cluster cannot run `r`'s algorithm or protocol ("" when it can): LL and LL128 need
 // NICs that deliver in order (Topology::in_order); the NVLS family (is_nvls) needs NVSwitches
 // that reduce (sm90+ GPUs on NVSwitch); NVLS across nodes needs switches that reduce between
-// them (network.sharp, as NCCL needs CollNet) and runs AllReduce only
-// (AlgorithmInfo::one_node_only); NVLSTree needs several nodes (NCCL turns it off on one; its
-// schedule still runs there, as the backends' contract tests check).
+// them (network.sharp, as NCCL needs CollNet); NVLSTree needs several nodes (NCCL turns it off
+// on one; its schedule still runs there, as the backends' contract tests check).
 std::string cannot_run(const Request& r, const Topology& topo) {
   if (r.protocol != Protocol::kSimple && !topo.in_order()) {
     return fmt::format(
@@ -218,12 +217,6 @@ std::string cannot_run(const Request& r, const Topology& topo) {
         "algorithm \"{}\" joins the nodes' NVLS domains with a tree, and this communicator is one "
         "node (NCCL runs nvls there)",
         a.name);
-  }
-  if (a.one_node(r.collective) && nodes > 1) {
-    return fmt::format(
-        "algorithm \"{}\" runs {} inside one node's NVLink domain (across nodes NCCL needs its "
-        "SHARP plugin's iallgather / ireducescatter), but the communicator spans {} nodes",
-        a.name, to_string(r.collective), nodes);
   }
   if (a.family == Family::kNvls && nodes > 1 && !topo.sharp()) {
     return fmt::format(

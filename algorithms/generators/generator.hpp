@@ -127,8 +127,10 @@ Schedule make_direct(const Request& r);
 Schedule make_binomial(const Request& r);
 Schedule make_nvls(const Request& r);
 Schedule make_nvls_tree(const Request& r);
-// `nvls` across nodes: NVLS inside each node, InfiniBand SHARP between them (nvls_tree.cpp).
+// `nvls` across nodes: NVLS inside each node, InfiniBand SHARP between them; AllReduce in
+// nvls_tree.cpp, AllGather and ReduceScatter in collnet.cpp.
 Schedule make_nvls_sharp(const Request& r);
+Schedule make_nvls_sharp_blocked(const Request& r);
 Schedule make_pat(const Request& r);
 Schedule make_collnet_direct(const Request& r);
 Schedule make_collnet_chain(const Request& r);

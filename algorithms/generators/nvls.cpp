@@ -26,10 +26,9 @@
 // collsim folds into the switch's NVLS rate (topology: nvlink.nvls) rather than into extra hops.
 //
 // This is NVLS inside one NVLink domain. Across nodes NCCL runs NVLS only with CollNet (the
-// InfiniBand switches reduce between the nodes), AllReduce only where its SHARP plugin has no
-// iallgather / ireducescatter: make_nvls hands a communicator of several nodes to
-// make_nvls_sharp (nvls_tree.cpp), and plan() refuses its AllGather and ReduceScatter there
-// (AlgorithmInfo::one_node_only).
+// InfiniBand switches reduce between the nodes; AllGather and ReduceScatter from 2.27 with the
+// SHARP plugin's iallgather / ireducescatter): make_nvls hands a communicator of several nodes
+// to make_nvls_sharp (AllReduce, nvls_tree.cpp) or make_nvls_sharp_blocked (collnet.cpp).
 #include <algorithm>
 
 #include "algorithms/generators/group_source.hpp"
@@ -196,7 +195,9 @@ class NvlsSource final : public GroupSource {
 }  // namespace
 
 Schedule make_nvls(const Request& r) {
-  if (r.comm.node_count() > 1) return make_nvls_sharp(r);
+  if (r.comm.node_count() > 1) {
+    return r.collective == Collective::kAllReduce ? make_nvls_sharp(r) : make_nvls_sharp_blocked(r);
+  }
   ScheduleInfo info = make_info(r, (1 + r.comm.size()) * r.channels);
   info.switches = {SwitchActor{0, SwitchSite::kNvSwitch}};
   return Schedule(std::move(info), std::make_shared<NvlsSource>(r));

@@ -50,7 +50,6 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::ring2d,
        Family::kRing,
        true,
-       {},
        true},
       {"rhd",
        "recursive halving-doubling (Rabenseifner), any rank count",
@@ -77,15 +76,14 @@ std::vector<AlgorithmInfo> build_table() {
        Family::kOther,
        false},
       {"nvls",
-       "NVLink SHARP: the NVSwitch reduces and multicasts (NCCL's NVLS; across nodes AllReduce "
-       "only, the InfiniBand switches reducing between them)",
+       "NVLink SHARP: the NVSwitch reduces and multicasts (NCCL's NVLS; across nodes with the "
+       "InfiniBand switches reducing between them)",
        {C::kAllReduce, C::kReduceScatter, C::kAllGather},
        {Protocol::kSimple},  // NCCL runs NVLS with Simple only (enqueue.cc, tuning.cc)
        &detail::make_nvls,
        &closed_form::nvls,
        Family::kNvls,
        true,
-       {C::kReduceScatter, C::kAllGather},
        true},
       {"nvls_tree",
        "NVLink SHARP in each node, a tree between the nodes (NCCL's NVLSTree AllReduce)",
@@ -95,7 +93,6 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::nvls_tree,
        Family::kNvlsTree,
        true,
-       {},
        true},
       {"pat",
        "NCCL's PAT: Bruck's log-step trees, far dimensions first (one GPU per node in NCCL)",
@@ -114,7 +111,6 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::collnet_direct,
        Family::kCollNetDirect,
        true,
-       {},
        true},
       {"collnet_chain",
        "InfiniBand SHARP: the switches reduce across nodes, a chain of the node's GPUs to each "
@@ -125,7 +121,6 @@ std::vector<AlgorithmInfo> build_table() {
        &closed_form::collnet_chain,
        Family::kCollNetChain,
        true,
-       {},
        true},
   };
 }
@@ -171,12 +166,6 @@ void check_request(const Request& r, const AlgorithmInfo& a) {
     throw RequestError(fmt::format("algorithm \"{}\" runs with protocol {} only, not {}", a.name,
                                    fmt::join(p, ", "), to_string(r.protocol)));
   }
-  if (a.one_node(r.collective) && r.comm.node_count() > 1) {
-    throw RequestError(fmt::format(
-        "algorithm \"{}\" runs {} inside one node's NVLink domain, but the communicator spans {} "
-        "nodes",
-        a.name, to_string(r.collective), r.comm.node_count()));
-  }
   if (r.slices < 0) throw RequestError(fmt::format("slices must be >= 1, got {}", r.slices));
 }
 
@@ -184,10 +173,6 @@ void check_request(const Request& r, const AlgorithmInfo& a) {
 
 bool AlgorithmInfo::implements(Collective c) const {
   return std::find(collectives.begin(), collectives.end(), c) != collectives.end();
-}
-
-bool AlgorithmInfo::one_node(Collective c) const {
-  return std::find(one_node_only.begin(), one_node_only.end(), c) != one_node_only.end();
 }
 
 const std::vector<AlgorithmInfo>& algorithms() {

@@ -53,16 +53,11 @@ struct AlgorithmInfo {
   Family family = Family::kOther;
   // Costed per level by the closed forms: an intra-node and an inter-node hop (alpha_beta_cost).
   bool hierarchical = false;
-  // Collectives it runs only inside one node's NVLink domain: NVLS's AllGather and
-  // ReduceScatter, which NCCL runs across nodes only where its SHARP plugin has iallgather /
-  // ireducescatter (`src/graph/tuning.cc`). plan() refuses them on several nodes.
-  std::vector<Collective> one_node_only = {};
   // Needs the same number of ranks on every node (block b or local rank b of every node meets
   // its peers): predict does not offer it on a communicator of unequal nodes.
   bool equal_nodes = false;
 
   bool implements(Collective c) const;
-  bool one_node(Collective c) const;
 };
 
 // In the order `collsim list` prints them.

@@ -491,6 +491,23 @@ Estimate nvls_sharp(const EstimateRequest& q) {
   const Shape s = shape_of(q);
   const int nodes = std::max(1, q.nodes);
   const u64 g = static_cast<u64>(std::max(1, s.p / nodes));
+  if (is_blocked(q.collective)) {
+    // AllGather / ReduceScatter (collnet.cpp): a GPU's NIC carries its rail's blocks of every
+    // node (nodes x b, b one rank's block per channel), and its NVLink every rail's (g times
+    // that) through the switch, which reduces them for ReduceScatter. Approximate.
+    const bool rs = q.collective == Collective::kReduceScatter;
+    const u64 rail = s.len * static_cast<u64>(nodes);
+    const u64 piece = nvls_piece(s, s.len);
+    const Time fill = s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 +
+                      (rs ? switch_reduce(q, piece) : Time()) + s.inter.alpha_via_switch() +
+                      s.inter.tau(piece) * 2;
+    const Time t = fill + std::max({s.intra.stream(g * rail, piece), s.inter.stream(rail, piece),
+                                    rs ? switch_reduce(q, g * rail) : Time()});
+    return {t,
+            "nvls across nodes: fill + max(τ(g·n_rail) + (k-1)o, τ_net(n_rail) + (k'-1)o, "
+            "ρ(g·n_rail)) through the NVSwitch and the network's",
+            false};
+  }
   const u64 block = ceil_div(s.len, g);
   const u64 piece = nvls_piece(s, block);
   const Time fill = s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 +

@@ -241,11 +241,12 @@ bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const Nc
   if (ar && a == NcclAlgo::kPat) return false;
   if (a == NcclAlgo::kPat && !s.pat) return false;
   // NVLS across nodes runs with CollNet only (tuning.cc: disabled without collnetEnable;
-  // enqueue.cc: skipped without collNetSupport, 2.18 to 2.30), AllReduce only: AllGather and
-  // ReduceScatter need the SHARP plugin's iallgather / ireducescatter (2.27+; refused outright
-  // before), which collsim takes as absent.
+  // enqueue.cc: skipped without collNetSupport, 2.18 to 2.30); its AllGather and ReduceScatter
+  // from 2.27 (refused before, enqueue.cc), with the SHARP plugin's iallgather /
+  // ireducescatter and a head for every GPU of a node, as CollNetDirect's below.
   if (a == NcclAlgo::kNvls && s.nodes > 1 &&
-      (!s.in.collnet_chain || coll != Collective::kAllReduce)) {
+      (!s.in.collnet_chain || (is_ag_rs(coll) && (!s.since_2_27 || !s.in.collnet_direct ||
+                                                  s.ppn > s.in.collnet_direct->channels)))) {
     return false;
   }
   // More than 8 GPUs on a node (NCCL_MAX_DIRECT_ARITY + 1): before 2.23 NCCL turns CollNet off

@@ -11,6 +11,13 @@
 namespace collsim {
 namespace {
 
+// The layouts every generator is checked on: three nodes of two ranks, and one node of four
+// (where NVLS runs a schedule of its own).
+const std::vector<Communicator>& layouts() {
+  static const std::vector<Communicator> v = {Communicator::grid(3, 2), Communicator::flat(4)};
+  return v;
+}
+
 // For every (algorithm, collective): op(i) equals the cursor's i-th op and the materialized copy.
 TEST(Generators, RandomAccessMatchesMaterializedForm) {
   for (const AlgorithmInfo& a : algorithms()) {
@@ -22,7 +29,7 @@ TEST(Generators, RandomAccessMatchesMaterializedForm) {
         r.count = 1000;
         r.channels = 3;
         r.chunk_bytes = 256;
-        r.comm = p == 6 && !a.one_node(c) ? Communicator::grid(3, 2) : Communicator::flat(p);
+        r.comm = p == 6 ? Communicator::grid(3, 2) : Communicator::flat(p);
         r.root = p - 1;
         const Schedule s = plan(r);
         const Schedule m = materialize(s);
@@ -49,29 +56,31 @@ TEST(Generators, SameShapeAgreesWithTheWalk) {
   int alike = 0, unlike = 0;
   for (const AlgorithmInfo& a : algorithms()) {
     for (Collective c : a.collectives) {
-      for (int channels : {3, 4}) {
-        Request r;
-        r.algorithm = a.name;
-        r.collective = c;
-        r.count = 1000;
-        r.channels = channels;
-        r.chunk_bytes = 256;
-        r.comm = a.one_node(c) ? Communicator::flat(4) : Communicator::grid(3, 2);
-        r.root = 1;
-        const Schedule s = plan(r);
-        const OpSource& src = *s.source();
-        for (int k = 0; k < s.actor_count(); ++k) {
-          for (int x = 0; x < s.channel_count(); ++x) {
-            for (int y = 0; y < s.channel_count(); ++y) {
-              std::vector<std::int32_t> fast{-7}, walk{-7};
-              const bool f = src.same_shape(k, x, y, fast);
-              const bool w = src.OpSource::same_shape(k, x, y, walk);
-              ASSERT_EQ(f, w) << a.name << " " << to_string(c) << " actor " << k << " channels "
-                              << x << ", " << y;
-              if (f) {
-                EXPECT_EQ(std::set(fast.begin(), fast.end()), std::set(walk.begin(), walk.end()));
+      for (const Communicator& comm : layouts()) {
+        for (int channels : {3, 4}) {
+          Request r;
+          r.algorithm = a.name;
+          r.collective = c;
+          r.count = 1000;
+          r.channels = channels;
+          r.chunk_bytes = 256;
+          r.comm = comm;
+          r.root = 1;
+          const Schedule s = plan(r);
+          const OpSource& src = *s.source();
+          for (int k = 0; k < s.actor_count(); ++k) {
+            for (int x = 0; x < s.channel_count(); ++x) {
+              for (int y = 0; y < s.channel_count(); ++y) {
+                std::vector<std::int32_t> fast{-7}, walk{-7};
+                const bool f = src.same_shape(k, x, y, fast);
+                const bool w = src.OpSource::same_shape(k, x, y, walk);
+                ASSERT_EQ(f, w) << a.name << " " << to_string(c) << " actor " << k << " channels "
+                                << x << ", " << y;
+                if (f) {
+                  EXPECT_EQ(std::set(fast.begin(), fast.end()), std::set(walk.begin(), walk.end()));
+                }
+                (w ? alike : unlike) += 1;
               }
-              (w ? alike : unlike) += 1;
             }
           }
         }
@@ -164,16 +173,12 @@ TEST(Generators, DependencyRunsCompressAndExpand) {
   EXPECT_TRUE(compress({}).empty());
 }
 
-// A source's dependency runs are canonical (channel folding compares them for equality in
-// place of the lists): the compression of its list, for every algorithm, collective and actor,
-// on pieces that divide the channels evenly and unevenly.
 // More nodes than a connection has FIFO slots (8): a stream that sends one block per node before
 // receiving any would wait on a peer that waits on it (collnet_direct's AllGather broadcast did,
 // from 9 nodes). plan() validates every schedule, deadlock included.
 TEST(Generators, MoreNodesThanFifoSlotsPlanWithoutDeadlock) {
   for (const AlgorithmInfo& a : algorithms()) {
     for (Collective c : a.collectives) {
-      if (a.one_node(c)) continue;
       Request r;
       r.algorithm = a.name;
       r.collective = c;
@@ -188,26 +193,31 @@ TEST(Generators, MoreNodesThanFifoSlotsPlanWithoutDeadlock) {
   }
 }
 
+// A source's dependency runs are canonical (channel folding compares them for equality in
+// place of the lists): the compression of its list, for every algorithm, collective and actor,
+// on pieces that divide the channels evenly and unevenly.
 TEST(Generators, DependencyRunsAreTheCanonicalCompression) {
   std::uint64_t deps = 0, runs = 0;
   for (const AlgorithmInfo& a : algorithms()) {
     for (Collective c : a.collectives) {
-      for (std::uint64_t count : {1000u, 4096u}) {
-        Request r;
-        r.algorithm = a.name;
-        r.collective = c;
-        r.count = count;
-        r.channels = 3;
-        r.chunk_bytes = 256;
-        r.comm = a.one_node(c) ? Communicator::flat(4) : Communicator::grid(3, 2);
-        r.root = 1;
-        const Schedule s = plan(r);
-        for (int k = 0; k < s.actor_count(); ++k) {
-          const std::vector<Dependency> list = s.dependencies(k);
-          const std::vector<DependencyRun> got = s.dependency_runs(k);
-          ASSERT_EQ(got, compress(list)) << a.name << " " << to_string(c) << " actor " << k;
-          deps += list.size();
-          runs += got.size();
+      for (const Communicator& comm : layouts()) {
+        for (std::uint64_t count : {1000u, 4096u}) {
+          Request r;
+          r.algorithm = a.name;
+          r.collective = c;
+          r.count = count;
+          r.channels = 3;
+          r.chunk_bytes = 256;
+          r.comm = comm;
+          r.root = 1;
+          const Schedule s = plan(r);
+          for (int k = 0; k < s.actor_count(); ++k) {
+            const std::vector<Dependency> list = s.dependencies(k);
+            const std::vector<DependencyRun> got = s.dependency_runs(k);
+            ASSERT_EQ(got, compress(list)) << a.name << " " << to_string(c) << " actor " << k;
+            deps += list.size();
+            runs += got.size();
+          }
         }
       }
     }
@@ -221,30 +231,32 @@ TEST(Generators, DependencyRunsOfAChannelRangeAreThoseOfTheWholeList) {
   int checked = 0;
   for (const AlgorithmInfo& a : algorithms()) {
     for (Collective c : a.collectives) {
-      Request r;
-      r.algorithm = a.name;
-      r.collective = c;
-      r.count = 4099;  // blocks of unequal length, so some have a piece more than others
-      r.channels = 3;
-      r.chunk_bytes = 256;
-      r.comm = a.one_node(c) ? Communicator::flat(4) : Communicator::grid(3, 2);
-      r.root = 1;
-      const Schedule s = plan(r);
-      const int n = s.channel_count();
-      for (int k = 0; k < s.actor_count(); ++k) {
-        const std::vector<DependencyRun> whole = compress(s.dependencies(k));
-        for (auto [first, end] : {std::pair{0, n}, std::pair{0, n / 3}, std::pair{n / 3, n},
-                                  std::pair{1, n - 1}, std::pair{n / 2, n / 2 + 1}}) {
-          std::vector<DependencyRun> want;
-          for (const DependencyRun& run : whole) {
-            if (run.first.channel >= first && run.first.channel < end) want.push_back(run);
+      for (const Communicator& comm : layouts()) {
+        Request r;
+        r.algorithm = a.name;
+        r.collective = c;
+        r.count = 4099;  // blocks of unequal length, so some have a piece more than others
+        r.channels = 3;
+        r.chunk_bytes = 256;
+        r.comm = comm;
+        r.root = 1;
+        const Schedule s = plan(r);
+        const int n = s.channel_count();
+        for (int k = 0; k < s.actor_count(); ++k) {
+          const std::vector<DependencyRun> whole = compress(s.dependencies(k));
+          for (auto [first, end] : {std::pair{0, n}, std::pair{0, n / 3}, std::pair{n / 3, n},
+                                    std::pair{1, n - 1}, std::pair{n / 2, n / 2 + 1}}) {
+            std::vector<DependencyRun> want;
+            for (const DependencyRun& run : whole) {
+              if (run.first.channel >= first && run.first.channel < end) want.push_back(run);
+            }
+            std::vector<DependencyRun> got = {DependencyRun{}};  // appended to, not replaced
+            s.append_dependency_runs(k, first, end, got);
+            got.erase(got.begin());
+            ASSERT_EQ(got, want) << a.name << " " << to_string(c) << " actor " << k << " channels ["
+                                 << first << ", " << end << ")";
+            checked += want.empty() ? 0 : 1;
           }
-          std::vector<DependencyRun> got = {DependencyRun{}};  // appended to, not replaced
-          s.append_dependency_runs(k, first, end, got);
-          got.erase(got.begin());
-          ASSERT_EQ(got, want) << a.name << " " << to_string(c) << " actor " << k << " channels ["
-                               << first << ", " << end << ")";
-          checked += want.empty() ? 0 : 1;
         }
       }
     }

@@ -503,9 +503,9 @@ TEST(NcclModel, CostsCollNetOnASharpFabric) {
       m_off.entry(Collective::kAllReduce, NcclAlgo::kCollNetDirect, Protocol::kSimple).enabled);
 }
 
-// NVLS across nodes runs with CollNet only (tuning.cc, enqueue.cc), AllReduce only here (the
-// SHARP plugin's iallgather / ireducescatter are taken as absent), with NCCL's NVLS latency:
-// the NVLink and network hwLat of NVLS (Simple) and no base latency. Its chunk is at most 32 KiB
+// NVLS across nodes runs with CollNet only (tuning.cc, enqueue.cc), AllGather and ReduceScatter
+// from 2.27 (with the SHARP plugin's iallgather / ireducescatter), with NCCL's NVLS latency: the
+// NVLink and network hwLat of NVLS (Simple) and no base latency. Its chunk is at most 32 KiB
 // where the model gives it less than 150 GB/s (enqueue.cc, 2.19+): with two GPUs of each node,
 // two heads of 48 GB/s.
 TEST(NcclModel, NvlsAcrossNodesNeedsCollNet) {
@@ -517,8 +517,13 @@ TEST(NcclModel, NvlsAcrossNodesNeedsCollNet) {
   EXPECT_NEAR(ar.latency_us, 25.0 + 18.0, 1e-9) << "hwLat NVLINK and NET of NVLS (Simple)";
   EXPECT_GE(ar.bandwidth_GBps, 150.0);
   EXPECT_EQ(in.nvls_across_max_chunk, 0u);
-  EXPECT_FALSE(m.entry(Collective::kAllGather, NcclAlgo::kNvls, Protocol::kSimple).enabled);
-  EXPECT_FALSE(m.entry(Collective::kReduceScatter, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+  EXPECT_TRUE(m.entry(Collective::kAllGather, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+  EXPECT_TRUE(m.entry(Collective::kReduceScatter, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+  const NcclModel m26(
+      nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release("2.26.2")));
+  EXPECT_TRUE(m26.entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+  EXPECT_FALSE(m26.entry(Collective::kAllGather, NcclAlgo::kNvls, Protocol::kSimple).enabled);
+  EXPECT_FALSE(m26.entry(Collective::kReduceScatter, NcclAlgo::kNvls, Protocol::kSimple).enabled);
   std::vector<Rank> two_a_node;
   for (int n = 0; n < 4; ++n) {
     for (int g = 0; g < 2; ++g) two_a_node.push_back(Rank{8 * n + g});

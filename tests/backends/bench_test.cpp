@@ -35,7 +35,7 @@ TEST(CountWrong, AgreesWithCompareOutputsAndCountsCorruptions) {
       r.redop = ReduceOp::kAvg;
       r.count = 40000;  // more than one verification block per rank for the blocked ones
       r.root = has_root(c) ? 2 : 0;
-      r.comm = a.one_node(c) ? Communicator::flat(4) : Communicator::grid(2, 2);
+      r.comm = Communicator::grid(2, 2);
       r.protocol = a.protocols.back();
       const Schedule s = plan(r);
       HostBuffers buf = make_inputs(s, 4);

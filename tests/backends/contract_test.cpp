@@ -150,10 +150,8 @@ Request request(const Pair& pair, int p, int size_index, int channels, int index
   const std::vector<Protocol>& protocols = find_algorithm(pair.algorithm).protocols;
   r.protocol = protocols[static_cast<std::size_t>(index / 2) % protocols.size()];
   r.channels = channels;
-  // What runs inside one NVLink domain only (NVLS's AllGather and ReduceScatter) gets all p
-  // ranks on one node; NVLS's AllReduce runs across nodes (with SHARP) as the others do.
-  const bool one_node = find_algorithm(pair.algorithm).one_node(pair.collective);
-  r.comm = one_node ? Communicator::flat(p) : layout(p);
+  // Every algorithm on the test layout, NVLS across nodes too (with SHARP between them).
+  r.comm = layout(p);
   r.root = has_root(r.collective) ? (index * 7) % p : 0;
   const std::uint64_t sizes[] = {1, 7, 1000, (1u << 20) / element_size(f.dtype) + 3};
   const std::uint64_t e = sizes[size_index];

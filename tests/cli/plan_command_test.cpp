@@ -47,7 +47,7 @@ TEST(PlanCommand, NvlsHasTheSwitchReduceAndMulticast) {
 }
 
 // NVLS needs a reducing NVSwitch; across nodes it needs switches that reduce between them
-// (SHARP), and there runs AllReduce only.
+// (SHARP).
 TEST(PredictCommand, NvlsNeedsAReducingNvSwitchAndAcrossNodesSharp) {
   const CommandResult multi =
       run_collsim("plan h100-2node-ib --op allreduce --bytes 1G --algo nvls --proto simple");
@@ -56,17 +56,12 @@ TEST(PredictCommand, NvlsNeedsAReducingNvSwitchAndAcrossNodesSharp) {
             "collsim: algorithm \"nvls\" spans nodes only where their switches reduce between them "
             "(InfiniBand SHARP, with NCCL's CollNet enabled); h100-2node-ib says network.sharp: "
             "false (NCCL runs nvls_tree there)\n");
-  const CommandResult gather =
-      run_collsim("predict h100-16node-sharp --op allgather --bytes 1G --algo nvls --proto simple");
-  EXPECT_EQ(gather.status, 1);
-  EXPECT_EQ(gather.err,
-            "collsim: algorithm \"nvls\" runs allgather inside one node's NVLink domain (across "
-            "nodes NCCL needs its SHARP plugin's iallgather / ireducescatter), but the "
-            "communicator spans 16 nodes\n");
-  const CommandResult sharp =
-      run_collsim("predict h100-16node-sharp --nodes 2 --op allreduce --bytes 1G --algo nvls");
-  ASSERT_EQ(sharp.status, 0) << sharp.err;
-  EXPECT_NE(sharp.out.find("algorithm   nvls, protocol simple"), std::string::npos) << sharp.out;
+  for (const char* op : {"allreduce", "allgather", "reducescatter"}) {
+    const CommandResult sharp = run_collsim(
+        std::string("predict h100-16node-sharp --nodes 2 --bytes 1G --algo nvls --op ") + op);
+    ASSERT_EQ(sharp.status, 0) << op << ": " << sharp.err;
+    EXPECT_NE(sharp.out.find("algorithm   nvls, protocol simple"), std::string::npos) << sharp.out;
+  }
   const CommandResult a100 =
       run_collsim("predict dgx-a100 --op allreduce --bytes 1M --algo nvls --proto simple");
   EXPECT_EQ(a100.status, 1);

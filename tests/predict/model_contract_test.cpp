@@ -68,7 +68,6 @@ TEST(ModelContract, ExactClosedFormsEqualTheContentionFreeSimulation) {
       for (const AlgorithmInfo& a : algorithms()) {
         if (a.closed_form == nullptr) continue;
         for (Collective c : a.collectives) {
-          if (a.one_node(c) && cl.topo.node_count() > 1) continue;  // nvls AG / RS: one domain
           for (Protocol p : a.protocols) {
             for (std::uint64_t bytes :
                  {std::uint64_t{4096}, std::uint64_t{3} << 20, std::uint64_t{64} << 20}) {
