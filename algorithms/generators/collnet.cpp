@@ -1,5 +1,6 @@
 // `collnet_direct` and `collnet_chain`: NCCL's CollNet AllReduce, where the InfiniBand switches
-// reduce across nodes (SHARP; `src/device/all_reduce.h` CollNetDirect / CollNetChain,
+// reduce across nodes (CollNetDirect's AllGather and ReduceScatter, and NVLS's across nodes,
+// further down; SHARP; `src/device/all_reduce.h` CollNetDirect / CollNetChain,
 // `src/graph/connect.cc` connectCollNet; docs/theory.md §1.9). The network's reduction is an
 // actor of the schedule (schedule.hpp, "Switch actors", SwitchSite::kNetwork): actor ranks + j
 // is the aggregation that every node's NIC j feeds, on the switch node 0's NIC j plugs into
@@ -339,7 +340,7 @@ class CollNetDirectBlockedSource final : public CollNetSource {
 
  private:
   bool gathers() const { return req_.collective == Collective::kAllGather; }
-  int width() const { return gathers() ? nodes_ + g_ : g_ + nodes_; }
+  int width() const { return nodes_ + g_; }  // either collective's (above)
   // Bytes from the start of the blocked vector to channel part `part` of block (node k, rail r).
   std::uint64_t offset(int k, int r, Span part) const {
     return bytes(static_cast<std::uint64_t>(member(k, r)) * req_.count + part.offset);
@@ -368,8 +369,9 @@ class CollNetDirectBlockedSource final : public CollNetSource {
     if (lane <= nodes_) {
       if (lane - 1 != node) return;
       std::vector<Op> v;
-      for (int j = 0; j < nodes_; ++j)
+      for (int j = 0; j < nodes_; ++j) {
         v.push_back(ops::recv(n_ + l, ops::out(offset(j, l, part)), len));
+      }
       out.push_back(pipeline(std::move(v), piece));
       return;
     }

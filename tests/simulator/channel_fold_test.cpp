@@ -35,11 +35,12 @@ struct Tally {
   int folded = 0;
 };
 
-// An AllReduce of `count` elements by `algo`/`proto` on all of `topo`'s GPUs.
+// A collective (AllReduce unless said) of `count` elements by `algo`/`proto` on all of `topo`'s
+// GPUs.
 Request all_reduce(const Topology& topo, const std::string& algo, Protocol proto, int channels,
-                   std::uint64_t count) {
+                   std::uint64_t count, Collective coll = Collective::kAllReduce) {
   Request r;
-  r.collective = Collective::kAllReduce;
+  r.collective = coll;
   r.algorithm = algo;
   r.protocol = proto;
   r.channels = channels;
@@ -48,11 +49,13 @@ Request all_reduce(const Topology& topo, const std::string& algo, Protocol proto
   return r;
 }
 
-// AllReduce by `algo` with fold on and off; nothing when the cluster cannot run it.
+// AllReduce (or `coll`) by `algo` with fold on and off; nothing when the cluster cannot run it.
 void compare(const Topology& topo, const std::string& algo, Protocol proto, int channels,
-             std::uint64_t bytes, Tally& tally) {
+             std::uint64_t bytes, Tally& tally, Collective coll = Collective::kAllReduce) {
   static const std::set<std::string> exact = {"ring", "ring2d", "rhd"};
-  const Request r = all_reduce(topo, algo, proto, channels, bytes / 4);
+  const std::uint64_t count =
+      is_blocked(coll) ? bytes / 4 / static_cast<std::uint64_t>(topo.rank_count()) : bytes / 4;
+  const Request r = all_reduce(topo, algo, proto, channels, count, coll);
   std::optional<Schedule> s;
   try {
     s = plan(r);
@@ -60,8 +63,8 @@ void compare(const Topology& topo, const std::string& algo, Protocol proto, int 
     return;  // not an algorithm this cluster runs
   }
   for (SimNetwork net : {SimNetwork::kMaxMin, SimNetwork::kContentionFree}) {
-    const std::string what = fmt::format("{} {} {} ch{} {} B {}", topo.name(), algo,
-                                         to_string(proto), channels, bytes, to_string(net));
+    const std::string what = fmt::format("{} {} {} {} ch{} {} B {}", topo.name(), to_string(coll),
+                                         algo, to_string(proto), channels, bytes, to_string(net));
     SimOptions full;
     full.network = net;
     full.fold_channels = false;
@@ -121,20 +124,25 @@ TEST(ChannelFold, CopiesSimulatedOnceGiveTheFullSimulationsTime) {
 }
 
 // CollNet and NVLS across nodes where the switches reduce: the folded run against the full one,
-// at 8 channels (one per head) and 16. CollNetDirect is never folded (engine_setup.cpp: its
-// folded run ended 3.7 % late under max-min at 64 MiB), so its cases compare equal runs; the
-// chain and NVLS fold within the bound.
+// at 8 channels (one per head) and 16, AllReduce and (CollNetDirect, NVLS) AllGather and
+// ReduceScatter. CollNetDirect is never folded (engine_setup.cpp: its folded run ended 3.7 %
+// late under max-min at 64 MiB), so its cases compare equal runs; the chain and NVLS fold within
+// the bound.
 TEST(ChannelFold, CollNetAndNvlsOnASharpFabric) {
   Tally tally;
   const Topology topo = load_topology("h100-16node-sharp", LoadOptions{2});
   for (const std::string algo : {"collnet_direct", "collnet_chain", "nvls"}) {
-    for (int channels : {8, 16}) {
-      for (std::uint64_t bytes : {std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
-        compare(topo, algo, Protocol::kSimple, channels, bytes, tally);
+    for (Collective coll :
+         {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter}) {
+      if (algo == "collnet_chain" && coll != Collective::kAllReduce) continue;
+      for (int channels : {8, 16}) {
+        for (std::uint64_t bytes : {std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
+          compare(topo, algo, Protocol::kSimple, channels, bytes, tally, coll);
+        }
       }
     }
   }
-  EXPECT_EQ(tally.cases, 3 * 2 * 2 * 2);  // both networks of every case ran
+  EXPECT_EQ(tally.cases, 7 * 2 * 2 * 2);  // both networks of every case ran
 }
 
 // The trees at NCCL's channel count on these nodes (24), 1 MiB to 512 MiB.
