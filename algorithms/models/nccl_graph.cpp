@@ -271,7 +271,7 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   // NVLS across nodes (with CollNet) cuts chunks of at most 32 KiB where NCCL's model gives its
   // AllReduce less than 150 GB/s (src/enqueue.cc calcCollChunking, 2.19 to 2.30).
   if (in.nvls && in.nodes > 1 && v.at_least(19)) {
-    const NcclModel::Entry& e =
+    const NcclModel::Entry e =  // a copy: the model is a temporary
         NcclModel(in).entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple);
     if (e.enabled && e.bandwidth_GBps < 150.0) in.nvls_across_max_chunk = 32768;
   }
