@@ -136,6 +136,7 @@ NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Commun
   }
   if (!m.nccl_graph.empty()) apply_nccl_graph(m.nccl_graph, in);
   in.tree_pattern_is_tree = tree_pattern == "tree";
+  set_nvls_across_max_chunk(in);  // from the graphs as given
   return in;
 }
 

@@ -268,14 +268,16 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
       if (*g) (*g)->latency_inter = plugin_us;
     }
   }
-  // NVLS across nodes (with CollNet) cuts chunks of at most 32 KiB where NCCL's model gives its
-  // AllReduce less than 150 GB/s (src/enqueue.cc calcCollChunking, 2.19 to 2.30).
-  if (in.nvls && in.nodes > 1 && v.at_least(19)) {
-    const NcclModel::Entry e =  // a copy: the model is a temporary
-        NcclModel(in).entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple);
-    if (e.enabled && e.bandwidth_GBps < 150.0) in.nvls_across_max_chunk = 32768;
-  }
+  set_nvls_across_max_chunk(in);
   return in;
+}
+
+void set_nvls_across_max_chunk(NcclModelInput& in) {
+  in.nvls_across_max_chunk = 0;
+  if (!in.nvls || in.nodes <= 1 || !in.release.at_least(19)) return;
+  const NcclModel::Entry e =  // a copy: the model is a temporary
+      NcclModel(in).entry(Collective::kAllReduce, NcclAlgo::kNvls, Protocol::kSimple);
+  if (e.enabled && e.bandwidth_GBps < 150.0) in.nvls_across_max_chunk = 32768;
 }
 
 }  // namespace collsim

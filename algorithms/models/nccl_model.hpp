@@ -125,6 +125,11 @@ class Topology;
 // GRAPH log lines should prefer those numbers.
 NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclRelease v,
                                 CpuVendor cpu = CpuVendor::kIntel);
+// NVLS across nodes (with CollNet) cuts chunks of at most 32 KiB where NCCL's model gives its
+// AllReduce less than 150 GB/s (src/enqueue.cc calcCollChunking, 2.19 to 2.30): sets
+// `in.nvls_across_max_chunk` from `in`'s graphs. nccl_model_input calls it; call it again after
+// changing the graphs (--nccl-graph, --nccl-log).
+void set_nvls_across_max_chunk(NcclModelInput& in);
 // The same for the release a constant set was read from (2.22.3 or 2.30.7).
 NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, NcclVersion v,
                                 CpuVendor cpu = CpuVendor::kIntel);

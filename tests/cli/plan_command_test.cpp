@@ -71,6 +71,19 @@ TEST(PredictCommand, NvlsNeedsAReducingNvSwitchAndAcrossNodesSharp) {
   EXPECT_NE(h100.out.find("algorithm   nvls, protocol simple"), std::string::npos) << h100.out;
 }
 
+// NVLS across nodes cuts chunks of at most 32 KiB where NCCL's model gives its AllReduce less
+// than 150 GB/s, from the graphs as given: two NVLS channels of 24 GB/s give 24 GB/s.
+TEST(PlanCommand, NvlsAcrossNodesChunkFollowsTheGivenGraph) {
+  const std::string plan =
+      "plan h100-16node-sharp --nodes 2 --op allreduce --bytes 1G --algo nvls --proto simple";
+  const CommandResult estimated = run_collsim(plan);
+  ASSERT_EQ(estimated.status, 0) << estimated.err;
+  EXPECT_NE(estimated.out.find("chunk 131072 B in 1 slices"), std::string::npos) << estimated.out;
+  const CommandResult given = run_collsim(plan + " --nccl-graph nvls=2x24");
+  ASSERT_EQ(given.status, 0) << given.err;
+  EXPECT_NE(given.out.find("chunk 32768 B in 1 slices"), std::string::npos) << given.out;
+}
+
 // 20 GB200 trays are an NVL72 rack and 8 GPUs of another: nodes of 72 and 8 ranks. Algorithms
 // that need equal nodes (NVLSTree, ring2d, CollNet) are not offered beside NCCL's pick; where
 // NCCL's model picks NVLSTree itself, predict says it cannot simulate it rather than time
