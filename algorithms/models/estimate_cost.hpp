@@ -1,6 +1,7 @@
 // The α-β costs the closed forms are built from (internal to algorithms/models/): one level's
-// hop latency and link rate with the protocol's costs (Cost), and how a schedule is cut (Cut).
-// Shared by estimate.cpp's closed forms; every quantity is computed as the simulator computes
+// hop latency and link rate with the protocol's costs (Cost), how a schedule is cut (Cut), and a
+// request's shape in those terms (Shape). Shared by the closed forms of estimate.cpp and
+// estimate_switch.cpp; every quantity is computed as the simulator computes
 // it, so that the exact forms agree with the contention-free simulation to the picosecond.
 #pragma once
 
@@ -69,5 +70,41 @@ struct Cut {
   u64 piece = 1;   // FIFO slot payload
   u64 op_bytes() const { return std::max<u64>(1, chunk / static_cast<u64>(slices)); }
 };
+
+// ⌈log₂ p⌉: the rounds of a binomial tree or recursive doubling over p members, or a binary
+// tree's height over p nodes.
+inline int ceil_log2(int p) {
+  int l = 0;
+  while ((1 << l) < p) ++l;
+  return l;
+}
+
+// What every closed form starts from: one channel's region, the schedule's cut, the costs of
+// the intra- and inter-node levels.
+struct Shape {
+  int p;
+  u64 len;
+  Cut cut;
+  Cost intra;
+  Cost inter;
+};
+
+inline Shape shape_of(const EstimateRequest& q) {
+  const int p = std::max(1, q.ranks);
+  const u64 ch = static_cast<u64>(std::max(1, q.channels));
+  // Bytes of one channel's region: the whole vector, or one rank's block for the blocked
+  // collectives (nccl-tests' size is then p blocks).
+  u64 len = q.bytes.count();
+  if (is_blocked(q.collective)) len /= static_cast<u64>(p);
+  len = q.widest_channel_bytes != 0 ? q.widest_channel_bytes : ceil_div(len, ch);
+  Cut cut;
+  cut.piece = std::max<u64>(1, q.piece_bytes);
+  cut.chunk = std::max<u64>(1, q.chunk_bytes == 0 ? cut.piece : q.chunk_bytes);
+  cut.slices = std::max(1, q.slices);
+  const Level inter_level{
+      q.cost.alpha_inter == Time() ? q.cost.alpha : q.cost.alpha_inter,
+      q.cost.bandwidth_inter.bytes_per_second() > 0 ? q.cost.bandwidth_inter : q.cost.bandwidth};
+  return {p, len, cut, Cost(q.cost, {q.cost.alpha, q.cost.bandwidth}), Cost(q.cost, inter_level)};
+}
 
 }  // namespace collsim::estimate_detail
