@@ -154,4 +154,28 @@ void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_b
 Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
                     const CostParams& costs, Model model = Model::kMaxMin);
 
+// validate() in its three steps, for a caller that shows progress, prints rows as they finish
+// and stops early (cli/validate_command.cpp):
+//
+//   ValidationPlan plan = plan_validation(topo, files);          // every row, none predicted
+//   parallel_for(plan.rows.size(), [&](std::size_t i) { predict_row(topo, costs, model,
+//   plan.rows[i]); }); Validation v = summarize(plan, plan.rows.size());            // or fewer:
+//   the rows done
+//
+// Rows are independent, so predict_row may run on several threads at once.
+struct ValidationPlan {
+  struct File {
+    std::string path;
+    std::size_t end = 0;               // its rows are rows[previous file's end, end)
+    std::vector<std::string> skipped;  // rows the plan could not predict
+  };
+  std::vector<ValidationRow> rows;  // in file order, not yet predicted
+  std::vector<File> files;          // one per measurement file, in order
+};
+ValidationPlan plan_validation(const Topology& topo, const std::vector<MeasurementFile>& files);
+void predict_row(const Topology& topo, const CostParams& costs, Model model, ValidationRow& row);
+// The statistics over the plan's first `done` rows (all of them but an interrupted run's); the
+// files past them count no row.
+Validation summarize(const ValidationPlan& plan, std::size_t done);
+
 }  // namespace collsim

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "calibrate/calibration.hpp"
+#include "predict/parallel.hpp"
 
 namespace collsim {
 
@@ -42,40 +43,66 @@ void keep_sizes(MeasurementFile& f, std::uint64_t min_bytes, std::uint64_t max_b
       f.rows, [&](const MeasurementRow& r) { return r.bytes < min_bytes || r.bytes > max_bytes; });
 }
 
-Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
-                    const CostParams& costs, Model model) {
-  Validation v;
-  std::vector<double> all;
+ValidationPlan plan_validation(const Topology& topo, const std::vector<MeasurementFile>& files) {
+  ValidationPlan plan;
   for (const MeasurementFile& f : files) {
-    FilePlan plan = plan_measurements(topo, f);
-    for (std::string& s : plan.skipped) v.skipped.push_back(std::move(s));
-    std::vector<double> errors;
-    for (RowCase& c : plan.cases) {
+    FilePlan fp = plan_measurements(topo, f);
+    for (RowCase& c : fp.cases) {
       if (c.measured_us <= 0) continue;
       ValidationRow row;
       row.file = f.path;
-      // NCCL's model's own microseconds, unrounded; collsim's models give picoseconds.
-      if (model == Model::kNccl) {
-        row.predicted_us = c.nccl_us;
-      } else if (const auto t = predict_case(topo, c, costs, model)) {
-        row.predicted_us = t->us();
-      }
+      row.c = std::move(c);
+      plan.rows.push_back(std::move(row));
+    }
+    plan.files.push_back({f.path, plan.rows.size(), std::move(fp.skipped)});
+  }
+  return plan;
+}
+
+void predict_row(const Topology& topo, const CostParams& costs, Model model, ValidationRow& row) {
+  // NCCL's model's own microseconds, unrounded; collsim's models give picoseconds.
+  if (model == Model::kNccl) {
+    row.predicted_us = row.c.nccl_us;
+  } else if (const auto t = predict_case(topo, row.c, costs, model)) {
+    row.predicted_us = t->us();
+  }
+  if (row.predicted_us) row.error_pct = error_pct(*row.predicted_us, row.c.measured_us);
+}
+
+Validation summarize(const ValidationPlan& plan, std::size_t done) {
+  Validation v;
+  std::vector<double> all;
+  std::size_t begin = 0;
+  for (const ValidationPlan::File& f : plan.files) {
+    const std::size_t end = std::min(f.end, done);
+    for (const std::string& s : f.skipped) v.skipped.push_back(s);
+    std::vector<double> errors;
+    for (std::size_t i = begin; i < end; ++i) {
+      const ValidationRow& row = plan.rows[i];
+      v.rows.push_back(row);
       if (row.predicted_us) {
-        row.error_pct = error_pct(*row.predicted_us, c.measured_us);
         errors.push_back(row.error_pct);
         all.push_back(row.error_pct);
       } else {
-        v.skipped.push_back(fmt::format("{}:{}: --model nccl has no cost for {} ({})", f.path,
-                                        c.line, to_string(c.request.collective),
-                                        c.nccl_pick.empty() ? "point-to-point" : c.nccl_pick));
+        v.skipped.push_back(
+            fmt::format("{}:{}: --model nccl has no cost for {} ({})", f.path, row.c.line,
+                        to_string(row.c.request.collective),
+                        row.c.nccl_pick.empty() ? "point-to-point" : row.c.nccl_pick));
       }
-      row.c = std::move(c);
-      v.rows.push_back(std::move(row));
     }
     v.per_file.emplace_back(f.path, error_stats(errors));
+    begin = std::max(begin, f.end);
   }
   v.overall = error_stats(all);
   return v;
+}
+
+Validation validate(const Topology& topo, const std::vector<MeasurementFile>& files,
+                    const CostParams& costs, Model model) {
+  ValidationPlan plan = plan_validation(topo, files);
+  parallel_for(plan.rows.size(),
+               [&](std::size_t i) { predict_row(topo, costs, model, plan.rows[i]); });
+  return summarize(plan, plan.rows.size());
 }
 
 }  // namespace collsim

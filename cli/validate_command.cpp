@@ -6,6 +6,9 @@
 // algorithm and protocol a row is compared with: calibrate/row_model.hpp (the file's NCCL_ALGO /
 // NCCL_PROTO or label, else NCCL's own choice).
 // --model nccl gives NCCL's tuning-model time for NCCL's own pick instead, for comparison.
+// The rows are predicted on parallel_threads() threads and printed in order as they finish, with
+// a progress line on a terminal; Ctrl-C keeps the rows printed, and the statistics are over them
+// (cli/interrupt.hpp).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -16,11 +19,16 @@
 
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/json_stream.hpp"
 #include "cli/measurement_args.hpp"
 #include "cli/model_options.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/output_rows.hpp"
+#include "cli/progress.hpp"
 #include "cli/request_options.hpp"
+#include "cli/row_stream.hpp"
+#include "predict/parallel.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -73,44 +81,6 @@ std::string part_suffix(const std::set<std::string>& several, const std::string&
   return several.contains(path) ? fmt::format(" ({})", to_string(c)) : "";
 }
 
-// v.per_file has one entry per measurement file, in the order of `files`.
-void print_json(const Validation& v, const std::vector<MeasurementFile>& files) {
-  nlohmann::ordered_json j;
-  j["rows"] = nlohmann::ordered_json::array();
-  for (const ValidationRow& r : v.rows) {
-    if (!r.predicted_us) continue;
-    nlohmann::ordered_json row = to_json(out_row(r));
-    row["measured_us"] = r.c.measured_us;
-    row["error_pct"] = rounded(r.error_pct, 1e4);
-    row["file"] = r.file;
-    row["line"] = r.c.line;
-    row["selection"] = r.c.selection;
-    row["nccl_pick"] = r.c.nccl_pick;
-    j["rows"].push_back(std::move(row));
-  }
-  j["files"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < v.per_file.size(); ++i) {
-    nlohmann::ordered_json f = stats_json(v.per_file[i].second);
-    f["path"] = v.per_file[i].first;
-    f["collective"] = std::string(to_string(files[i].collective));
-    j["files"].push_back(std::move(f));
-  }
-  j["median_abs_error_pct"] = stat(v.overall, v.overall.median_abs_pct);
-  j["p90_abs_error_pct"] = stat(v.overall, v.overall.p90_abs_pct);
-  j["max_abs_error_pct"] = stat(v.overall, v.overall.max_abs_pct);
-  j["skipped"] = v.skipped;
-  std::cout << j.dump(2) << "\n";
-}
-
-void print_csv(const Validation& v) {
-  std::cout << csv_header() << ",measured_us,error_pct,file,line\n";
-  for (const ValidationRow& r : v.rows) {
-    if (!r.predicted_us) continue;
-    std::cout << fmt::format("{},{},{},{},{}\n", csv_line(out_row(r)), r.c.measured_us,
-                             rounded(r.error_pct, 1e4), r.file, r.c.line);
-  }
-}
-
 void print_stats_line(const std::string& label, const ErrorStats& s) {
   if (s.rows == 0) {
     fmt::print("{:<48} {:>5} rows  (no statistics)\n", label, s.rows);
@@ -120,22 +90,88 @@ void print_stats_line(const std::string& label, const ErrorStats& s) {
              s.median_abs_pct, s.p90_abs_pct, s.max_abs_pct);
 }
 
-void print_table(const Validation& v, const std::string& model,
-                 const std::vector<MeasurementFile>& files) {
-  const std::set<std::string> several = files_of_several(files);
-  std::string current;
-  for (const ValidationRow& r : v.rows) {
-    const std::string part = r.file + part_suffix(several, r.file, r.c.request.collective);
-    if (part != current) {
-      current = part;
+// The output in the chosen format: row() for each row in order as it is done, then end() with
+// the statistics over the rows printed (a table's and a JSON document's trailer; CSV has none).
+class ValidateOutput {
+ public:
+  ValidateOutput(const ValidateArgs& a, const std::vector<MeasurementFile>& files)
+      : format_(a.format),
+        nccl_(parse_model(a.model) == Model::kNccl),
+        files_(files),
+        several_(files_of_several(files)) {
+    if (format_ == "json") {
+      json_.emplace(std::cout, nlohmann::ordered_json::object());
+    } else if (format_ == "csv") {
+      std::cout << csv_header() << ",measured_us,error_pct,file,line\n";
+    }
+  }
+
+  void row(const ValidationRow& r) {
+    if (format_ == "json") {
+      if (!r.predicted_us) return;
+      nlohmann::ordered_json j = to_json(out_row(r));
+      j["measured_us"] = r.c.measured_us;
+      j["error_pct"] = rounded(r.error_pct, 1e4);
+      j["file"] = r.file;
+      j["line"] = r.c.line;
+      j["selection"] = r.c.selection;
+      j["nccl_pick"] = r.c.nccl_pick;
+      json_->row(j);
+    } else if (format_ == "csv") {
+      if (!r.predicted_us) return;
+      std::cout << fmt::format("{},{},{},{},{}\n", csv_line(out_row(r)), r.c.measured_us,
+                               rounded(r.error_pct, 1e4), r.file, r.c.line);
+    } else {
+      table_row(r);
+    }
+    std::cout.flush();
+  }
+
+  // `cut`: why rows are missing ("interrupted", or the error that stopped the run); empty when
+  // none is. v.per_file has one entry per measurement file, in the order of `files`.
+  void end(const Validation& v, const std::string& cut) {
+    if (format_ == "json") {
+      nlohmann::ordered_json tail;
+      tail["files"] = nlohmann::ordered_json::array();
+      for (std::size_t i = 0; i < v.per_file.size(); ++i) {
+        nlohmann::ordered_json f = stats_json(v.per_file[i].second);
+        f["path"] = v.per_file[i].first;
+        f["collective"] = std::string(to_string(files_[i].collective));
+        tail["files"].push_back(std::move(f));
+      }
+      tail["median_abs_error_pct"] = stat(v.overall, v.overall.median_abs_pct);
+      tail["p90_abs_error_pct"] = stat(v.overall, v.overall.p90_abs_pct);
+      tail["max_abs_error_pct"] = stat(v.overall, v.overall.max_abs_pct);
+      tail["skipped"] = v.skipped;
+      if (cut == "interrupted") tail["interrupted"] = true;
+      if (!cut.empty() && cut != "interrupted") tail["error"] = cut;
+      json_->close(tail);
+    } else if (format_ == "table") {
+      fmt::print("\n");
+      for (std::size_t i = 0; i < v.per_file.size(); ++i) {
+        const auto& [path, s] = v.per_file[i];
+        print_stats_line(std::filesystem::path(path).filename().string() +
+                             part_suffix(several_, path, files_[i].collective),
+                         s);
+      }
+      print_stats_line("overall", v.overall);
+      for (const std::string& s : v.skipped) fmt::print("skipped: {}\n", s);
+    }
+    std::cout.flush();
+  }
+
+ private:
+  void table_row(const ValidationRow& r) {
+    const std::string part = r.file + part_suffix(several_, r.file, r.c.request.collective);
+    if (part != current_) {
+      current_ = part;
       fmt::print("# {}\n", part);
       fmt::print("{:>6} {:>12} {:<16} {:>12} {:>12} {:>8}  {}\n", "line", "size", "algorithm",
                  "measured_us", "predicted_us", "error", "how chosen");
     }
     const std::string algo =
-        parse_model(model) == Model::kNccl
-            ? r.c.nccl_pick
-            : fmt::format("{}/{}", r.c.request.algorithm, to_string(r.c.request.protocol));
+        nccl_ ? r.c.nccl_pick
+              : fmt::format("{}/{}", r.c.request.algorithm, to_string(r.c.request.protocol));
     const std::string& how = r.c.selection;
     if (r.predicted_us) {
       fmt::print("{:>6} {:>12} {:<16} {:>12.2f} {:>12.2f} {:>+7.1f}%  {}\n", r.c.line,
@@ -146,30 +182,51 @@ void print_table(const Validation& v, const std::string& model,
                  request_bytes(r.c.request).count(), algo, r.c.measured_us, "-", "-", how);
     }
   }
-  fmt::print("\n");
-  for (std::size_t i = 0; i < v.per_file.size(); ++i) {
-    const auto& [path, s] = v.per_file[i];
-    print_stats_line(std::filesystem::path(path).filename().string() +
-                         part_suffix(several, path, files[i].collective),
-                     s);
-  }
-  print_stats_line("overall", v.overall);
-  for (const std::string& s : v.skipped) fmt::print("skipped: {}\n", s);
-}
+
+  const std::string format_;
+  const bool nccl_;
+  const std::vector<MeasurementFile>& files_;
+  const std::set<std::string> several_;
+  std::string current_;  // the table's file part being printed
+  std::optional<JsonRows> json_;
+};
 
 void run_validate(const ValidateArgs& a) {
   const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
   CostParams costs = cost_params(topo);
   costs.line_forwarding = a.line_forwarding;
-  const Validation v = validate(topo, files, costs, parse_model(a.model));
-  if (a.format == "json") {
-    print_json(v, files);
-  } else if (a.format == "csv") {
-    print_csv(v);
-  } else {
-    print_table(v, a.model, files);
+  const Model model = parse_model(a.model);
+  ValidationPlan plan = plan_validation(topo, files);
+  const std::size_t n = plan.rows.size();
+  ValidateOutput output(a, files);
+  Progress progress("validate", n, "rows");
+  InOrder<bool> rows(
+      n, [&](std::size_t i, bool) { progress.above([&] { output.row(plan.rows[i]); }); });
+  InterruptWatch watch;
+  bool finished = false;
+  try {
+    finished = watch.run([&] {
+      parallel_for(n, [&](std::size_t i) {
+        if (watch.cancel()->load()) return;
+        predict_row(topo, costs, model, plan.rows[i]);
+        const ValidationRow& r = plan.rows[i];
+        progress.step(
+            fmt::format("{}:{}", std::filesystem::path(r.file).filename().string(), r.c.line));
+        rows.put(i, true);
+      });
+    });
+  } catch (const std::exception& e) {
+    const std::size_t done = rows.close();
+    progress.done();
+    if (done > 0) output.end(summarize(plan, done), e.what());
+    throw;
   }
+  const std::size_t done = rows.close();
+  progress.done();
+  const Validation v = summarize(plan, done);
+  output.end(v, finished ? "" : "interrupted");
+  if (!finished) finish_interrupted(fmt::format("{} of {} rows done", done, n));
   // A run that predicted nothing has measured nothing: a script must not read it as a pass.
   if (v.overall.rows == 0) {
     std::cout.flush();

@@ -1,6 +1,7 @@
 // Ctrl-C keeps what is done: a sweep, compare or scale interrupted by SIGINT prints every size (or
-// node count) it finished as valid CSV / JSON / table, says on stderr what was cut, and exits 130.
-// And the rows stream: those finished are on standard output while the command still runs.
+// node count) it finished as valid CSV / JSON / table, and validate every row, says on stderr what
+// was cut, and exits 130. And the rows stream: those finished are on standard output while the
+// command still runs.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -143,6 +144,45 @@ TEST(Interrupt, ScaleKeepsItsNodeCountsAndSaysSo) {
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_TRUE(doc["interrupted"].get<bool>());
   EXPECT_LT(doc["rows"].size(), 13u);
+}
+
+// 33 rows of a 128-GPU cluster: its LL rows take well under a second each, its large tree rows
+// several seconds.
+const std::string kValidate =
+    "validate " COLLSIM_SOURCE_DIR
+    "/tests/data/configs/held-out/oci-gb200-roce.yaml "
+    "--default-costs --measurements " COLLSIM_SOURCE_DIR
+    "/tests/data/nccl-tests/"
+    "gb200x128_32node-2rack_allreduce_oci-bm-gpu-gb200-v3.4-mnnvl-roce_oci-hpc-oke.txt --format ";
+
+TEST(Interrupt, ValidateKeepsItsRowsAndTheirStatistics) {
+  const Interrupted c = interrupt(kValidate + "csv", lines_out(3));
+  EXPECT_EQ(c.status, 130);
+  std::istringstream lines(c.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line.rfind("collective,algorithm,protocol,", 0), 0u) << line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 14) << line;  // every row complete
+    ++rows;
+  }
+  EXPECT_EQ(c.err.rfind(fmt::format("collsim: interrupted: {} of 33 rows done", rows), 0), 0u)
+      << c.err;
+  EXPECT_GE(rows, 2);
+  EXPECT_LT(rows, 33);
+  EXPECT_EQ(c.out.rfind(c.out_before, 0), 0u);  // the rows were out before the signal
+
+  const Interrupted j = interrupt(kValidate + "json", printed("error_pct", 2));
+  EXPECT_EQ(j.status, 130);
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(doc["interrupted"].get<bool>());
+  EXPECT_LT(doc["rows"].size(), 33u);
+  EXPECT_EQ(doc["files"][0]["rows"].get<std::size_t>(), doc["rows"].size());  // over those rows
+
+  const Interrupted t = interrupt(kValidate + "table", printed("dbtree/", 2));
+  EXPECT_EQ(t.status, 130);
+  EXPECT_NE(t.out.find("\noverall "), std::string::npos) << t.out;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Progress on a terminal, nothing extra in a pipe: a sweep run under a pseudo-terminal (util-linux
-// `script`) shows the "collsim sweep: k/n sizes" line with the time going by; the same sweep with
-// stderr captured to a file writes nothing there.
+// `script`) shows the "collsim sweep: k/n sizes" line with the time going by, validate its
+// "k/n rows"; the same sweep with stderr captured to a file writes nothing there.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -37,6 +37,17 @@ TEST(Progress, ALineOnATerminal) {
   const std::string screen = run_on_a_terminal(kSweep);
   EXPECT_NE(screen.find("collsim sweep: "), std::string::npos) << screen;
   EXPECT_NE(screen.find(" sizes"), std::string::npos) << screen;
+}
+
+TEST(Progress, ValidateCountsItsRows) {
+  if (std::system("command -v script > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "util-linux `script` is not installed: no pseudo-terminal to test with";
+  }
+  const std::string screen =
+      run_on_a_terminal("validate dgx-h100 --measurements " COLLSIM_SOURCE_DIR
+                        "/tests/data/nccl-tests/h100x8_1node_allgather_xxrjun-cluster01.txt");
+  EXPECT_NE(screen.find("collsim validate: "), std::string::npos) << screen;
+  EXPECT_NE(screen.find("/10 rows"), std::string::npos) << screen;
 }
 
 TEST(Progress, NothingInAPipe) {
