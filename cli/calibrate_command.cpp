@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/measurement_args.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/progress.hpp"
 #include "cli/request_options.hpp"
 #include "topology/error.hpp"
 
@@ -131,7 +132,9 @@ void run_calibrate(const CalibrateArgs& a) {
     o.max_cluster_share = kSharedOnlyMaxShare;
     o.cross_check = true;
   }
+  Progress progress("calibrate", simulated_events_status());
   const Calibration cal = calibrate(clusters, o);
+  progress.done();
 
   std::ofstream out(a.output);
   if (!out) throw RequestError(fmt::format("-o {}: cannot write the file", a.output));

@@ -23,6 +23,7 @@
 #include "calibrate/row_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/measurement_args.hpp"
+#include "cli/progress.hpp"
 #include "cli/request_options.hpp"
 #include "topology/error.hpp"
 #include "topology/faults.hpp"
@@ -382,7 +383,9 @@ void run_diagnose(const DiagnoseArgs& a) {
   std::size_t available = 0;
   Evaluator ev(a, pick_samples(topo, files, a.rows, available));
   const std::vector<FaultClass> classes = fault_classes(topo);
+  Progress progress("diagnose", simulated_events_status());
   const Diagnosis d = diagnose(a, ev, classes, available);
+  progress.done();
   print(a, topo, d, ev);
 }
 

@@ -20,6 +20,7 @@
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_rows.hpp"
+#include "cli/progress.hpp"
 #include "cli/sweep_output.hpp"
 
 namespace collsim {
@@ -75,8 +76,10 @@ void run_predict(const PredictArgs& a) {
   // which at thousands of ranks costs minutes: above kAlternativeRanks the output says it did
   // not look.
   const bool search = p.request.comm.size() <= kAlternativeRanks;
+  Progress progress("predict", simulated_events_status());
   const auto [ch, alt] = search ? ev.choose_checked(p.request.count)
                                 : std::pair(ev.choose(p.request.count), std::optional<Choice>());
+  progress.done();
   const Request r = ev.request(ch.candidate, p.request.count);  // as simulated: its channels
   const ResultRow row = make_row(r, ch.candidate, ch.eval.time);
   if (a.format == "csv") {

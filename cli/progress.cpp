@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "simulator/simulate.hpp"
+
 namespace collsim {
 
 namespace {
@@ -38,6 +40,14 @@ Progress::Progress(std::string command, std::size_t total, std::string unit, boo
   if (enabled_) clock_ = std::thread([this] { tick(); });
 }
 
+Progress::Progress(std::string command, std::function<std::string()> status)
+    : command_(std::move(command)),
+      status_(std::move(status)),
+      enabled_(isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()) {
+  if (enabled_) clock_ = std::thread([this] { tick(); });
+}
+
 Progress::~Progress() { done(); }
 
 void Progress::step(const std::string& what) {
@@ -59,6 +69,7 @@ void Progress::above(const std::function<void()>& write) {
 std::string Progress::line() const {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (status_) return fmt::format("collsim {}: {}, {}", command_, status_(), duration(elapsed));
   std::string s = fmt::format("collsim {}: {}/{} {}", command_, done_, total_, unit_);
   if (!last_what_.empty()) s += fmt::format(" ({})", last_what_);
   s += ", " + duration(elapsed);
@@ -97,6 +108,14 @@ void Progress::done() {
     std::fflush(stderr);
   }
   shown_ = false;
+}
+
+std::function<std::string()> simulated_events_status() {
+  const std::uint64_t start = events_so_far();
+  return [start] {
+    const double m = static_cast<double>(events_so_far() - start) / 1e6;
+    return fmt::format("{:.{}f} M events simulated", m, m < 10 ? 1 : 0);
+  };
 }
 
 }  // namespace collsim

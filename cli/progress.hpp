@@ -8,6 +8,11 @@
 //   for (...) { ...; progress.step("64 MiB"); }   // after each unit of work, from any thread
 //   progress.above([&] { std::cout << row; });     // output that must not mix with the line
 //   progress.done();                              // also done by the destructor
+//
+// Work with no count of units (one long simulation, a fit) shows what a status function says
+// instead: "collsim predict: 310 M events simulated, 2 min".
+//
+//   Progress progress("predict", simulated_events_status());
 #pragma once
 
 #include <chrono>
@@ -24,6 +29,8 @@ class Progress {
  public:
   // `shown`: false keeps it silent wherever stderr goes (processes other than 0 of an MPI job).
   Progress(std::string command, std::size_t total, std::string unit, bool shown = true);
+  // Open-ended: `status` is called on the clock's thread each time the line is drawn.
+  Progress(std::string command, std::function<std::string()> status);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -40,6 +47,7 @@ class Progress {
   std::string line() const;    // with mutex_ held
 
   std::string command_, unit_, last_what_;
+  std::function<std::string()> status_;  // open-ended work's line
   std::size_t total_ = 0, done_ = 0;
   bool enabled_ = false;
   bool shown_ = false;
@@ -49,5 +57,9 @@ class Progress {
   std::condition_variable wake_;
   std::thread clock_;
 };
+
+// The status of work that runs simulations: the events simulated since it was made
+// ("310 M events simulated"), from simulate.hpp's events_so_far().
+std::function<std::string()> simulated_events_status();
 
 }  // namespace collsim

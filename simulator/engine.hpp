@@ -93,6 +93,9 @@ struct ConnState {
   bool forward_waiting = false;
 };
 
+// events_so_far() (simulate.hpp): each engine adds its events in batches.
+inline std::atomic<std::uint64_t> g_events{0};
+
 template <class Net>
 class Engine {
  public:

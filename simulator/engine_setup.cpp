@@ -440,6 +440,8 @@ std::string_view to_string(SimNetwork n) {
   return n == SimNetwork::kContentionFree ? "contention-free" : "max-min";
 }
 
+std::uint64_t events_so_far() { return detail::g_events.load(std::memory_order_relaxed); }
+
 Result simulate(const Schedule& s, const Topology& topo, const SimOptions& options) {
   const CostParams costs = options.costs ? *options.costs : cost_params(topo);
   if (options.network == SimNetwork::kContentionFree) {

@@ -139,6 +139,12 @@ struct Result {
 // topology (RequestError), ConfigError if two placed ranks cannot reach each other.
 Result simulate(const Schedule& s, const Topology& topo, const SimOptions& options = {});
 
+// The events every simulation of this process has processed so far, on any thread, counted in
+// batches of kEventBatch as they run: what a progress line shows while one long simulation runs
+// (cli/progress.hpp). Never part of a result.
+inline constexpr std::uint64_t kEventBatch = 1 << 16;
+std::uint64_t events_so_far();
+
 // Under max-min, a lower bound on simulate(s, topo, options).total from the ops alone, without
 // simulating: the launch, then the busiest link's wire bytes over its capacity, or the busiest
 // stream's over its channel cap with the protocol's step overhead once per piece it sends. A

@@ -1,6 +1,7 @@
 // Progress on a terminal, nothing extra in a pipe: a sweep run under a pseudo-terminal (util-linux
 // `script`) shows the "collsim sweep: k/n sizes" line with the time going by, validate its
-// "k/n rows"; the same sweep with stderr captured to a file writes nothing there.
+// "k/n rows", predict the events it has simulated; the same sweep with stderr captured to a file
+// writes nothing there.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -48,6 +49,16 @@ TEST(Progress, ValidateCountsItsRows) {
                         "/tests/data/nccl-tests/h100x8_1node_allgather_xxrjun-cluster01.txt");
   EXPECT_NE(screen.find("collsim validate: "), std::string::npos) << screen;
   EXPECT_NE(screen.find("/10 rows"), std::string::npos) << screen;
+}
+
+TEST(Progress, PredictShowsTheEventsItSimulates) {
+  if (std::system("command -v script > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "util-linux `script` is not installed: no pseudo-terminal to test with";
+  }
+  // NVLSTree on 16 nodes: millions of events, about a second.
+  const std::string screen = run_on_a_terminal("predict h100-16node-ib --op allreduce --bytes 1G");
+  EXPECT_NE(screen.find("collsim predict: "), std::string::npos) << screen;
+  EXPECT_NE(screen.find(" M events simulated, "), std::string::npos) << screen;
 }
 
 TEST(Progress, NothingInAPipe) {
