@@ -15,6 +15,7 @@
 #include "algorithms/generators/registry.hpp"
 #include "calibrate/fit_holds.hpp"
 #include "calibrate/least_squares.hpp"
+#include "predict/parallel.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -163,11 +164,10 @@ LsqProblem fit_problem(const Topology& topo, const CostParams& start,
   p.residuals = [&topo, &start, &params, &cache, &rows](const Eigen::VectorXd& x) {
     const CostParams c = costs_at(start, params, x, topo.name());
     std::vector<double> t(cache.size());
-    for (std::size_t i = 0; i < cache.size(); ++i) {
-      t[i] = simulate_request(topo, cache.request(static_cast<int>(i)),
-                              cache.schedule(static_cast<int>(i)), c)
-                 .us();
-    }
+    parallel_for(cache.size(), [&](std::size_t i) {
+      const int k = static_cast<int>(i);
+      t[i] = simulate_request(topo, cache.request(k), cache.schedule(k), c).us();
+    });
     Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const FitRow& fr = rows[i];
