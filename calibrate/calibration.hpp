@@ -157,10 +157,10 @@ Validation validate(const Topology& topo, const std::vector<MeasurementFile>& fi
 // validate() in its three steps, for a caller that shows progress, prints rows as they finish
 // and stops early (cli/validate_command.cpp):
 //
-//   ValidationPlan plan = plan_validation(topo, files);          // every row, none predicted
-//   parallel_for(plan.rows.size(), [&](std::size_t i) { predict_row(topo, costs, model,
-//   plan.rows[i]); }); Validation v = summarize(plan, plan.rows.size());            // or fewer:
-//   the rows done
+//   ValidationPlan plan = plan_validation(topo, files);  // every row, none predicted yet
+//   parallel_for(plan.rows.size(),
+//                [&](std::size_t i) { predict_row(topo, costs, model, plan.rows[i]); });
+//   Validation v = summarize(plan, plan.rows.size());    // or over the rows done so far
 //
 // Rows are independent, so predict_row may run on several threads at once.
 struct ValidationPlan {

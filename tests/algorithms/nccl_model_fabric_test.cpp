@@ -3,8 +3,11 @@
 // placement rule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "algorithms/ir/communicator.hpp"
 #include "algorithms/models/nccl_model.hpp"
