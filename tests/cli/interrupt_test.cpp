@@ -61,6 +61,20 @@ std::string printed(const std::string& pattern, int n = 1) {
   return fmt::format("[ $(grep -Ec \"{}\" $o) -ge {} ]", pattern, n);
 }
 
+// The rows of an interrupted CSV below its header, each expected whole (`commas` commas).
+int complete_csv_rows(const std::string& out, long commas) {
+  std::istringstream lines(out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line.rfind("collective,algorithm,protocol,", 0), 0u) << line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), commas) << line;
+    ++rows;
+  }
+  return rows;
+}
+
 Interrupted interrupt_sweep(const std::string& format, const std::string& ready) {
   return interrupt("sweep h100-16node-ib --op allreduce -b 8 -e 64G --format " + format, ready);
 }
@@ -70,15 +84,7 @@ TEST(Interrupt, CsvKeepsEveryFinishedRow) {
   EXPECT_EQ(r.status, 130);
   EXPECT_EQ(r.err.rfind("collsim: interrupted: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(" sizes done; not done: "), std::string::npos) << r.err;
-  std::istringstream lines(r.out);
-  std::string line;
-  std::getline(lines, line);
-  EXPECT_EQ(line.rfind("collective,algorithm,protocol,", 0), 0u) << line;
-  int rows = 0;
-  while (std::getline(lines, line)) {
-    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 10) << line;  // every row complete
-    ++rows;
-  }
+  const int rows = complete_csv_rows(r.out, 10);
   // As many rows as stderr says sizes were done, fewer than the 34 of 8 B to 64 GiB.
   EXPECT_EQ(r.err.rfind(fmt::format("collsim: interrupted: {} of 34 sizes done", rows), 0), 0u)
       << r.err;
@@ -158,15 +164,7 @@ const std::string kValidate =
 TEST(Interrupt, ValidateKeepsItsRowsAndTheirStatistics) {
   const Interrupted c = interrupt(kValidate + "csv", lines_out(3));
   EXPECT_EQ(c.status, 130);
-  std::istringstream lines(c.out);
-  std::string line;
-  std::getline(lines, line);
-  EXPECT_EQ(line.rfind("collective,algorithm,protocol,", 0), 0u) << line;
-  int rows = 0;
-  while (std::getline(lines, line)) {
-    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 14) << line;  // every row complete
-    ++rows;
-  }
+  const int rows = complete_csv_rows(c.out, 14);
   EXPECT_EQ(c.err.rfind(fmt::format("collsim: interrupted: {} of 33 rows done", rows), 0), 0u)
       << c.err;
   EXPECT_GE(rows, 2);
