@@ -53,13 +53,13 @@ Result Engine<Net>::run() {
       if (!s.wake_pending || s.wake_seq != e.seq()) continue;
       s.wake_pending = false;
       if (past_bound(now_)) return gave_up();
-      if (++events_ % kEventBatch == 0) g_events.fetch_add(kEventBatch, std::memory_order_relaxed);
+      count_event();
       advance(sid);
     } else if constexpr (!Net::kKnowsFinish) {
       std::uint32_t cid = 0;
       if (!net_->finish(e.target(), e.seq(), now_, cid)) continue;
       if (past_bound(now_)) return gave_up();
-      if (++events_ % kEventBatch == 0) g_events.fetch_add(kEventBatch, std::memory_order_relaxed);
+      count_event();
       flow_done(cid);
     }
   }

@@ -140,6 +140,10 @@ class Engine {
   [[gnu::always_inline]] void release_receiver(std::uint32_t cid, std::uint64_t q);
   void flow_done(std::uint32_t cid);
   void wake(std::uint32_t sid, Time t);
+  // One more event processed; every kEventBatch of them are added to events_so_far().
+  void count_event() {
+    if (++events_ % kEventBatch == 0) g_events.fetch_add(kEventBatch, std::memory_order_relaxed);
+  }
   Result gave_up() const;
   // Max-min: a lower bound on the run's time, from its ops' bytes; the walk stops once the
   // bound passes `enough`.

@@ -36,6 +36,19 @@ u64 nvls_piece(const Shape& s, u64 block) {
   return std::max<u64>(1, std::min({s.cut.piece, nvls_slice(s), block}));
 }
 
+// NVLS inside each node whose head of each block also carries it to and from the network
+// (nvls_tree, nvls_sharp): the pipeline fills through two hops via the switch, its reduction and
+// `net_fill`; then the slowest of a GPU's stream (n and, as a head, its block), the switch's
+// reduction of n and a head's network stream of `net_bytes` paces it. A GPU's and a head's sends
+// each pay the step overhead on their pieces.
+Time nvls_with_heads(const EstimateRequest& q, const Shape& s, u64 block, u64 piece, Time net_fill,
+                     u64 net_bytes) {
+  const Time fill =
+      s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 + switch_reduce(q, piece) + net_fill;
+  return fill + std::max({s.intra.stream(s.len + block, piece), switch_reduce(q, s.len),
+                          s.inter.stream(net_bytes, piece)});
+}
+
 }  // namespace
 
 // nvls (one node; the NVSwitch is an actor, generators/nvls.cpp). Per channel every GPU pushes
@@ -112,11 +125,8 @@ Estimate nvls_tree(const EstimateRequest& q) {
   const u64 piece = nvls_piece(s, block);
   const int height = ceil_log2(nodes);
   const u64 network = nodes > 1 ? block * (nodes > 2 ? 2 : 1) : 0;
-  const Time fill = s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 +
-                    switch_reduce(q, piece) + (s.inter.alpha() + s.inter.tau(piece)) * (2 * height);
-  // A GPU's and a head's sends each pay the step overhead on their pieces.
-  const Time t = fill + std::max({s.intra.stream(s.len + block, piece), switch_reduce(q, s.len),
-                                  s.inter.stream(network, piece)});
+  const Time t = nvls_with_heads(q, s, block, piece,
+                                 (s.inter.alpha() + s.inter.tau(piece)) * (2 * height), network);
   return {t,
           "nvls_tree: fill + max(τ(n + n/g) + (k-1)o, ρ(n), τ_net(block x (1 or 2)) + (k'-1)o) "
           "through switch and tree",
@@ -150,10 +160,8 @@ Estimate nvls_sharp(const EstimateRequest& q) {
   }
   const u64 block = ceil_div(s.len, g);
   const u64 piece = nvls_piece(s, block);
-  const Time fill = s.intra.alpha_via_switch() * 2 + s.intra.tau(piece) * 2 +
-                    switch_reduce(q, piece) + s.inter.alpha_via_switch() + s.inter.tau(piece) * 2;
-  const Time t = fill + std::max({s.intra.stream(s.len + block, piece), switch_reduce(q, s.len),
-                                  s.inter.stream(block, piece)});
+  const Time t = nvls_with_heads(q, s, block, piece,
+                                 s.inter.alpha_via_switch() + s.inter.tau(piece) * 2, block);
   return {t,
           "nvls across nodes: fill + max(τ(n + n/g) + (k-1)o, ρ(n), τ_net(n/g) + (k'-1)o) "
           "through the NVSwitch and the network's",

@@ -17,6 +17,12 @@ namespace {
 
 constexpr const char* kSweep = "sweep dgx-h100 --op allreduce -b 8 -e 8G --format csv";
 
+// util-linux `script` gives the command its pseudo-terminal; scripts/install-deps.sh installs it
+// (bsdutils), so the tests that need it skip only where the project's set-up was not run.
+constexpr const char* kNoScript =
+    "util-linux `script` is not installed: no pseudo-terminal to test with";
+bool have_script() { return std::system("command -v script > /dev/null 2>&1") == 0; }
+
 std::string run_on_a_terminal(const std::string& args) {
   // No half-second wait before the line (cli/progress.cpp), so the test does not race the clock.
   const std::string cmd = "COLLSIM_PROGRESS_DELAY_MS=0 script -qfec '" COLLSIM_BINARY_DIR
@@ -32,18 +38,14 @@ std::string run_on_a_terminal(const std::string& args) {
 }
 
 TEST(Progress, ALineOnATerminal) {
-  if (std::system("command -v script > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "util-linux `script` is not installed: no pseudo-terminal to test with";
-  }
+  if (!have_script()) GTEST_SKIP() << kNoScript;
   const std::string screen = run_on_a_terminal(kSweep);
   EXPECT_NE(screen.find("collsim sweep: "), std::string::npos) << screen;
   EXPECT_NE(screen.find(" sizes"), std::string::npos) << screen;
 }
 
 TEST(Progress, ValidateCountsItsRows) {
-  if (std::system("command -v script > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "util-linux `script` is not installed: no pseudo-terminal to test with";
-  }
+  if (!have_script()) GTEST_SKIP() << kNoScript;
   const std::string screen =
       run_on_a_terminal("validate dgx-h100 --measurements " COLLSIM_SOURCE_DIR
                         "/tests/data/nccl-tests/h100x8_1node_allgather_xxrjun-cluster01.txt");
@@ -52,9 +54,7 @@ TEST(Progress, ValidateCountsItsRows) {
 }
 
 TEST(Progress, PredictShowsTheEventsItSimulates) {
-  if (std::system("command -v script > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "util-linux `script` is not installed: no pseudo-terminal to test with";
-  }
+  if (!have_script()) GTEST_SKIP() << kNoScript;
   // NVLSTree on 16 nodes: millions of events, about a second.
   const std::string screen = run_on_a_terminal("predict h100-16node-ib --op allreduce --bytes 1G");
   EXPECT_NE(screen.find("collsim predict: "), std::string::npos) << screen;
