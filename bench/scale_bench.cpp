@@ -27,7 +27,9 @@
 // else given (NCCL's channels, --select nccl: NCCL's pick simulated, and beside it every other
 // candidate as far as the fastest time known): dgx-h100 at 1 GiB and 1 TiB (predict() extends long
 // messages from a steady state, predict/steady_state.hpp), h100-16node-ib at 16 and at 128 nodes
-// and 1 GiB (issue 17's 10 s target: NVLSTree, simulated in full, 13.4 M events).
+// and 1 GiB (issue 17's 10 s target: NVLSTree, simulated in full, 13.4 M events); and at 1 GiB
+// an AllGather on 128 nodes (NCCL's Ring/LL128, then every rank-to-rank `direct` alternative)
+// and an AllToAll on 64 (`direct`, 512 ranks, 261,632 pairs of them).
 // The topology and the schedule are built outside the timed region; simulate() is timed
 // (BM_DefaultPredict: choose_checked(), NCCL's pick and the alternatives beside it, the schedules
 // built inside).
@@ -122,13 +124,18 @@ void BM_LargeMessage(benchmark::State& state) {
 }
 BENCHMARK(BM_LargeMessage)->Arg(1)->Arg(8)->Unit(benchmark::kSecond)->Iterations(1);
 
-// Args: 0 dgx-h100, 1 h100-16node-ib; nodes; log2 of the size in bytes.
+// Args: 0 dgx-h100, 1 h100-16node-ib; nodes; log2 of the size in bytes; 0 AllReduce,
+// 1 AllGather, 2 AllToAll.
 void BM_DefaultPredict(benchmark::State& state) {
   const char* config = state.range(0) == 0 ? "dgx-h100" : "h100-16node-ib";
   const Topology topo = load_topology(config, LoadOptions{static_cast<int>(state.range(1))});
+  constexpr Collective kCollectives[] = {Collective::kAllReduce, Collective::kAllGather,
+                                         Collective::kAllToAll};
   Request q;
+  q.collective = kCollectives[state.range(3)];
   q.comm = Communicator::from_topology(topo);
-  q.count = (std::uint64_t{1} << state.range(2)) / 4;  // f32
+  q.count = count_for_bytes(q.collective, Bytes(std::uint64_t{1} << state.range(2)), DataType::kF32,
+                            q.comm.size());
   const NcclModelInput in = nccl_model_input(topo, q.comm, NcclVersion::k2_30);
   q.channels = std::clamp(in.runtime_channels, 1, 64);
   PredictSetup s{topo, q, parse_algo_choice("auto", "auto"), cost_params(topo), Model::kMaxMin,
@@ -146,10 +153,12 @@ void BM_DefaultPredict(benchmark::State& state) {
   state.SetLabel(c.candidate.algorithm + "/" + std::string(to_string(c.candidate.protocol)));
 }
 BENCHMARK(BM_DefaultPredict)
-    ->Args({0, 1, 30})
-    ->Args({0, 1, 40})
-    ->Args({1, 16, 30})
-    ->Args({1, 128, 30})
+    ->Args({0, 1, 30, 0})
+    ->Args({0, 1, 40, 0})
+    ->Args({1, 16, 30, 0})
+    ->Args({1, 128, 30, 0})
+    ->Args({1, 128, 30, 1})
+    ->Args({1, 64, 30, 2})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

@@ -65,16 +65,18 @@ const NcclModel* nccl_for_picks(const Predictor& ev, const ModelArgs& m,
 // The columns: the candidates the model can cost at the smallest size. Whether a model can cost
 // an algorithm depends on the algorithm, the protocol, the collective and the cluster, never on
 // the size, so the first row decides them and the table can be printed as it goes.
-std::vector<std::size_t> costed_columns(const Predictor& ev,
+std::vector<std::size_t> costed_columns(const Predictor& ev, std::uint64_t count,
                                         const std::vector<std::optional<Prediction>>& first) {
   std::vector<std::size_t> keep;
   for (std::size_t j = 0; j < first.size(); ++j) {
     if (first[j]) keep.push_back(j);
   }
   if (keep.empty()) {
-    throw RequestError(fmt::format("--model {} can cost none of the allowed algorithms for {}",
+    const std::string why = ev.why_none(ev.candidates(), count);
+    throw RequestError(fmt::format("--model {} can cost none of the allowed algorithms for {}{}{}",
                                    std::string(to_string(ev.model())),
-                                   to_string(ev.request().collective)));
+                                   to_string(ev.request().collective), why.empty() ? "" : ": ",
+                                   why));
   }
   return keep;
 }
@@ -297,7 +299,7 @@ void compare_across_processes(const CompareArgs& a, const Prepared& p, const Pre
   for (const auto& [cell, value] : cells) {
     if (!value.is_null()) grid[cell / all.size()][cell % all.size()] = decode_prediction(value);
   }
-  const std::vector<std::size_t> keep = costed_columns(ev, grid.front());
+  const std::vector<std::size_t> keep = costed_columns(ev, points.front().count, grid.front());
   Comparison c;
   for (std::size_t j : keep) c.candidates.push_back(all[j]);
   for (std::size_t i = 0; i < points.size(); ++i) add_row(c, ev, nccl, points[i], keep, grid[i]);
@@ -324,7 +326,7 @@ void run_compare(const CompareArgs& a) {
   Progress progress("compare", points.size(), "sizes");
   const auto first = ev.evaluate_grid({points.front().count}, all).front();
   progress.step(human_bytes(points.front().bytes));
-  const std::vector<std::size_t> keep = costed_columns(ev, first);
+  const std::vector<std::size_t> keep = costed_columns(ev, points.front().count, first);
   Comparison c;
   for (std::size_t j : keep) c.candidates.push_back(all[j]);
   add_row(c, ev, nccl, points.front(), keep, first);

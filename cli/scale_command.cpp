@@ -161,10 +161,12 @@ ScaleRow scale_row(const ScaleArgs& a, int nodes, Scaling& s) {
     }
   }
   if (!best) {
-    throw RequestError(fmt::format(
-        "--model {} can cost none of the allowed algorithms for {} "
-        "on {} node{}",
-        a.model.model, to_string(p.request.collective), nodes, nodes == 1 ? "" : "s"));
+    const std::string why = ev.why_none(ev.candidates(), p.request.count);
+    throw RequestError(
+        fmt::format("--model {} can cost none of the allowed algorithms for {} "
+                    "on {} node{}{}{}",
+                    a.model.model, to_string(p.request.collective), nodes, nodes == 1 ? "" : "s",
+                    why.empty() ? "" : ": ", why));
   }
   row.best = *best;
   try {

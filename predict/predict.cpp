@@ -67,6 +67,17 @@ Prediction by_closed_form(const Request& r, const Topology& topo, const CostPara
 std::optional<Prediction> by_simulation(const Request& r, const Topology& topo,
                                         const CostParams& costs, SimNetwork network,
                                         const PredictOptions& o, std::string* why) {
+  if (const std::uint64_t pairs = connected_pairs(r); pairs > kMaxConnectedPairs) {
+    if (why) {
+      *why = fmt::format(
+          "simulating {} by {} on {} ranks connects every rank with every other, {} pairs, and the "
+          "simulator holds at most {} ({} ranks, docs/scale.md); --model alpha-beta gives its "
+          "closed form",
+          to_string(r.collective), r.algorithm, r.comm.size(), pairs, kMaxConnectedPairs,
+          kMaxAllPairsRanks);
+    }
+    return std::nullopt;
+  }
   SimOptions so;
   so.network = network;
   so.costs = costs;

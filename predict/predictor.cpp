@@ -55,6 +55,17 @@ std::uint64_t Predictor::size_of(std::uint64_t count) const {
   return request_bytes(r).count();
 }
 
+std::string Predictor::why_none(const std::vector<Candidate>& cs, std::uint64_t count) const {
+  if (cs.empty() || !std::all_of(cs.begin(), cs.end(), [&](const Candidate& c) {
+        return c.algorithm == cs.front().algorithm;
+      })) {
+    return "";
+  }
+  std::string why;
+  evaluate(cs.front(), count, &why);
+  return why;
+}
+
 std::optional<Prediction> Predictor::evaluate(const Candidate& c, std::uint64_t count,
                                               std::string* why,
                                               std::optional<Time> faster_than) const {
@@ -131,12 +142,7 @@ Choice Predictor::pick(std::uint64_t count, Choice ch, const std::vector<Candida
     return e->time.us();
   });
   if (!best) {
-    const bool one_algorithm = std::all_of(tried.begin(), tried.end(), [&](const Candidate& c) {
-      return c.algorithm == tried.front().algorithm;
-    });
-    std::string why;
-    evaluate(tried.front(), count, &why);
-    if (one_algorithm && !why.empty()) throw RequestError(why);
+    if (const std::string why = why_none(tried, count); !why.empty()) throw RequestError(why);
     throw RequestError(fmt::format("--model {} can cost none of the allowed algorithms for {}",
                                    to_string(s_.model), to_string(s_.request.collective)));
   }

@@ -65,6 +65,10 @@ class Predictor {
   std::optional<Prediction> evaluate(const Candidate& c, std::uint64_t count,
                                      std::string* why = nullptr,
                                      std::optional<Time> faster_than = std::nullopt) const;
+  // Why none of `cs` can be costed at `count`, for an error that says so: the first one's
+  // reason where they are all one algorithm's protocols (what stops one stops them all), else
+  // empty.
+  std::string why_none(const std::vector<Candidate>& cs, std::uint64_t count) const;
   // Every candidate at every count, in parallel: result[i][j] is candidate j at counts[i].
   std::vector<std::vector<std::optional<Prediction>>> evaluate_grid(
       const std::vector<std::uint64_t>& counts, const std::vector<Candidate>& cs,

@@ -257,8 +257,12 @@ class Engine {
   std::vector<Time> full_tx_;  // contention-free: per route, transmit time of a full piece
   std::vector<std::uint32_t> route_links_;
   IdIndex route_index_;
-  // (from, to) -> the first route (index into routes_) of each distinct link sequence between them
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> links_by_pair_;
+  // The distinct link sequences between two devices: (from, to) -> the last route (index into
+  // routes_) that added one, and per route the one added before it for the same pair
+  // (IdIndex::kNone ends the chain). A chain, not a vector per pair: an all-to-all of N GPUs
+  // has N^2 pairs.
+  IdIndex pair_head_;
+  std::vector<std::uint32_t> pair_next_;
   std::vector<double> link_capacity_;
 
   EventQueue queue_;

@@ -240,8 +240,9 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
   info.link_count = static_cast<std::uint32_t>(route.links.size());
   // Channels whose routes cross the same links share one entry of route_links_, which makes
   // their flows one class under max-min (flow_network.hpp).
-  std::vector<std::uint32_t>& same_pair =
-      links_by_pair_[static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to)];
+  const std::uint64_t pair =
+      static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to);
+  const std::uint32_t head = pair_head_.find(pair);
   const auto same_links = [&](std::uint32_t r) {
     const RouteInfo& other = routes_[r];
     if (other.link_count != info.link_count) return false;
@@ -251,13 +252,22 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
     }
     return true;
   };
-  const auto shared = std::find_if(same_pair.begin(), same_pair.end(), same_links);
-  if (shared != same_pair.end()) {
-    info.first_link = routes_[*shared].first_link;
+  std::uint32_t shared = head;
+  while (shared != IdIndex::kNone && !same_links(shared)) shared = pair_next_[shared];
+  pair_next_.push_back(IdIndex::kNone);  // this route's link in its pair's chain
+  if (shared != IdIndex::kNone) {
+    info.first_link = routes_[shared].first_link;
   } else {
     info.first_link = static_cast<std::uint32_t>(route_links_.size());
-    same_pair.push_back(static_cast<std::uint32_t>(routes_.size()));
     for (LinkId l : route.links) route_links_.push_back(static_cast<std::uint32_t>(l.value));
+    // This route heads its pair's chain of distinct sequences from now on.
+    const auto id = static_cast<std::uint32_t>(routes_.size());
+    pair_next_.back() = head;
+    if (head == IdIndex::kNone) {
+      pair_head_.insert(pair, id);
+    } else {
+      pair_head_.assign(pair, id);
+    }
   }
   RouteClass cls = RouteClass::kNvLink;
   double bottleneck = std::numeric_limits<double>::infinity();

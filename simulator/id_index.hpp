@@ -35,6 +35,15 @@ class IdIndex {
     place(key, id);
     ++size_;
   }
+  // Requires `key` present: it now maps to `id` (!= kNone).
+  void assign(std::uint64_t key, std::uint32_t id) {
+    for (std::size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].key == key && slots_[i].id != kNone) {
+        slots_[i].id = id;
+        return;
+      }
+    }
+  }
   std::size_t size() const { return size_; }
 
  private:

@@ -197,6 +197,8 @@ bool copies(const Schedule& s, const Topology& topo, const std::vector<int>& dev
       if (!s.source()->same_shape(a, j * g + i, k * g + i, peers)) return false;
     }
     if (flow_j == flow_k) continue;
+    std::sort(peers.begin(), peers.end());
+    peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
     for (std::int32_t peer : peers) {
       const DeviceId from{device[a]}, to{device[peer]};
       if (topo.route(from, to, flow_j).links != topo.route(from, to, flow_k).links) return false;

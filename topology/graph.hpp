@@ -1,11 +1,12 @@
 // Private to topology/: the Boost.Graph view of a Topology.
 #pragma once
 
-#include <shared_mutex>
-#include <map>
-#include <unordered_map>
-
 #include <boost/graph/adjacency_list.hpp>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "topology/topology.hpp"
 
@@ -46,6 +47,14 @@ struct Topology::RouteCache {
   // switches (a leaf's, a ToR's) share one search. Key: those switches' ids, sorted; value: the
   // (switch, hops) pairs it reached.
   std::map<std::vector<std::int32_t>, std::vector<std::pair<std::int32_t, int>>> fabric;
+  // intra_route's answers by (from << 32 | to): the legs inside a node (GPU to NIC, GPU to PXN
+  // proxy, NIC to GPU) are the same for every peer a GPU reaches through them, and an
+  // all-to-all of N GPUs asks for them N^2 times.
+  std::unordered_map<std::uint64_t, Route> intra;
+  // Each device's island: the devices it is connected to by non-network links (a node, or an
+  // NVLink domain spanning nodes), filled on first use. No intra_route joins two islands.
+  std::vector<std::int32_t> island;
+  std::once_flag islands_once;
   std::shared_mutex mutex;  // route() is called from several threads (predict/parallel.hpp)
 };
 

@@ -52,7 +52,43 @@ bool forwards(DeviceKind k) {
 
 }  // namespace
 
-Route Topology::intra_route(DeviceId from, DeviceId to) const {
+const Route& Topology::intra_route(DeviceId from, DeviceId to) const {
+  static const Route kNone;
+  RouteCache& cache = *routes_;
+  std::call_once(cache.islands_once, [&] { cache.island = islands(); });
+  if (cache.island[from.value] != cache.island[to.value]) return kNone;
+  const std::uint64_t key =
+      (static_cast<std::uint64_t>(from.value) << 32) | static_cast<std::uint32_t>(to.value);
+  {
+    const std::shared_lock<std::shared_mutex> read(cache.mutex);
+    const auto it = cache.intra.find(key);
+    if (it != cache.intra.end()) return it->second;
+  }
+  Route r = find_intra_route(from, to);
+  const std::unique_lock<std::shared_mutex> write(cache.mutex);
+  return cache.intra.try_emplace(key, std::move(r)).first->second;
+}
+
+std::vector<std::int32_t> Topology::islands() const {
+  // Union-find over the non-network links; every device ends at the smallest id of its set.
+  std::vector<std::int32_t> up(devices_.size());
+  const auto at = [&](std::int32_t d) -> std::int32_t& { return up[static_cast<std::size_t>(d)]; };
+  for (std::size_t d = 0; d < up.size(); ++d) up[d] = static_cast<std::int32_t>(d);
+  const auto root = [&](std::int32_t d) {
+    while (at(d) != d) d = at(d) = at(at(d));  // halving the path as it goes
+    return d;
+  };
+  for (const Link& l : links_) {
+    if (is_network(l.kind)) continue;
+    const std::int32_t a = root(l.src.value);
+    const std::int32_t b = root(l.dst.value);
+    if (a != b) at(std::max(a, b)) = std::min(a, b);
+  }
+  for (std::size_t d = 0; d < up.size(); ++d) up[d] = root(static_cast<std::int32_t>(d));
+  return up;
+}
+
+Route Topology::find_intra_route(DeviceId from, DeviceId to) const {
   // Dijkstra over "arrived through link L" states, cost (hops, latency), so that the P2P turn
   // rule (which depends on where the route came from) can be applied.
   auto search = [&](const std::function<bool(LinkKind)>& allowed) -> Route {
@@ -217,7 +253,8 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
   for (DeviceId cur = from_nic; cur != to_nic;) {
     // The next hops: a switch one hop nearer, or the destination itself (links in id order,
     // as the device's out-links list them).
-    std::vector<LinkId> next;
+    thread_local std::vector<LinkId> next;  // kept from hop to hop, route to route
+    next.clear();
     const auto nearer = [&](LinkId l) {
       const Link& link = links_[l.value];
       return link.src == cur && is_network(link.kind) &&
@@ -258,13 +295,14 @@ Route Topology::pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic,
   if (rail_nic == own_nic) return Route{};
   const auto proxy = nic_owner_[rail_nic.value];
   if (!proxy || *proxy == gpu) return Route{};
-  Route leg = intra_route(gpu, *proxy);
-  const bool nvlink =
-      !leg.empty() && std::all_of(leg.links.begin(), leg.links.end(),
+  const Route& to_proxy = intra_route(gpu, *proxy);
+  const bool nvlink = !to_proxy.empty() &&
+                      std::all_of(to_proxy.links.begin(), to_proxy.links.end(),
                                   [&](LinkId l) { return is_nvlink_class(links_[l.value].kind); });
   if (!nvlink) return Route{};
-  const Route to_nic = intra_route(*proxy, rail_nic);
+  const Route& to_nic = intra_route(*proxy, rail_nic);
   if (to_nic.empty()) return Route{};
+  Route leg = to_proxy;
   leg.links.insert(leg.links.end(), to_nic.links.begin(), to_nic.links.end());
   via_nic = rail_nic;
   return leg;
@@ -288,7 +326,7 @@ Route Topology::nic_leg(DeviceId from, DeviceId to, DeviceId gpu) const {
   const std::optional<DeviceId> cpu = host_cpu(gpu);
   if (!cpu) return intra_route(from, to);
   Route r = intra_route(from, *cpu);
-  const Route down = intra_route(*cpu, to);
+  const Route& down = intra_route(*cpu, to);
   if (r.empty() || down.empty()) return Route{};
   r.links.insert(r.links.end(), down.links.begin(), down.links.end());
   return r;
@@ -296,8 +334,7 @@ Route Topology::nic_leg(DeviceId from, DeviceId to, DeviceId gpu) const {
 
 Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const {
   if (from == to) return Route{};
-  Route direct = intra_route(from, to);
-  if (!direct.empty()) return direct;
+  if (const Route& direct = intra_route(from, to); !direct.empty()) return direct;
 
   // A network switch is its own end of the network leg: a CollNet switch actor (SHARP) runs on
   // one, and the GPUs reach it through their NIC for the flow.
@@ -321,6 +358,14 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
     if (part.empty()) fail(what);
     r.links.insert(r.links.end(), part.links.begin(), part.links.end());
   };
+  // A GPU-NIC leg: with GPUDirect RDMA the cached route itself, without it through host memory.
+  auto append_leg = [&](DeviceId a, DeviceId b, DeviceId gpu, std::string_view what) {
+    if (gdr_ || devices_[gpu.value].kind != DeviceKind::kGpu) {
+      append(intra_route(a, b), what);
+    } else {
+      append(nic_leg(a, b, gpu), what);
+    }
+  };
   DeviceId via_nic = *src_nic;
   const bool to_switch = devices_[dst_nic->value].kind == DeviceKind::kSwitch;
   const Route pxn = gdr_ && !to_switch ? pxn_first_leg(from, *src_nic, *dst_nic, via_nic) : Route{};
@@ -328,12 +373,12 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
     append(pxn, "");
     src_nic = via_nic;
   } else if (from != *src_nic) {
-    append(nic_leg(from, *src_nic, from), "its NIC is unreachable");
+    append_leg(from, *src_nic, from, "its NIC is unreachable");
   }
   if (*src_nic != *dst_nic) {
     append(network_route(*src_nic, *dst_nic, flow), "the network does not connect their NICs");
   }
-  if (*dst_nic != to) append(nic_leg(*dst_nic, to, to), "the destination NIC cannot reach it");
+  if (*dst_nic != to) append_leg(*dst_nic, to, to, "the destination NIC cannot reach it");
   return r;
 }
 

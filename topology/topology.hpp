@@ -164,7 +164,11 @@ class Topology {
   // BFS over non-network links: hops from `from` to each device reached, by device id.
   std::unordered_map<std::int32_t, int> node_local_hops(DeviceId from) const;
   Route find_route(DeviceId from, DeviceId to, std::uint32_t flow) const;  // uncached; route.cpp
-  Route intra_route(DeviceId from, DeviceId to) const;
+  // Inside an island (route.cpp): cached, and empty at once between islands.
+  const Route& intra_route(DeviceId from, DeviceId to) const;
+  Route find_intra_route(DeviceId from, DeviceId to) const;  // uncached
+  // Per device id, the smallest device id connected to it by non-network links.
+  std::vector<std::int32_t> islands() const;
   Route network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t flow) const;
   Route pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic, DeviceId& via_nic) const;
   // The CPU nearest a GPU (fewest hops inside its node, then the lower id): where its host

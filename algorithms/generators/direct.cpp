@@ -19,6 +19,36 @@ class DirectSource final : public GroupSource {
  public:
   using GroupSource::GroupSource;
 
+  // Channels differ only in their span's offset: the same ops, peers and pieces wherever the
+  // spans are as long. Answered without building the groups, which an all-to-all of N ranks has
+  // N of per channel (the channel fold asks for every rank and channel).
+  bool same_shape(int r, int a, int b, std::vector<std::int32_t>& peers) const override {
+    const std::uint64_t length = channel_span(a).length;
+    if (length != channel_span(b).length) return false;
+    if (length > 0) append_send_peers(r, peers);
+    return true;
+  }
+
+  // What the groups below hold, counted without building them (schedule validation counts every
+  // stream's ops).
+  std::uint64_t op_count(int r, int c) const override {
+    const std::uint64_t length = channel_span(c).length;
+    if (length == 0) return 0;
+    const std::uint64_t pieces = pieces_of(bytes(length));
+    const auto others = static_cast<std::uint64_t>(n_ - 1);
+    switch (req_.collective) {
+      case Collective::kAllToAll:
+      case Collective::kAllGather:
+        return 1 + others * 2 * pieces;
+      case Collective::kGather:
+        return r != req_.root ? pieces : 1 + others * pieces;
+      case Collective::kScatter:
+        return r != req_.root ? pieces : others * pieces + 1;
+      default:  // SendRecv
+        return n_ == 1 ? 1 : 2 * pieces;
+    }
+  }
+
   void groups(int r, int c, std::vector<Group>& out) const override {
     const Span span = channel_span(c);
     if (span.length == 0) return;
@@ -73,9 +103,36 @@ class DirectSource final : public GroupSource {
         break;
     }
   }
+
+ private:
+  // The ranks `r` sends to on a channel with data, in the order its groups send (groups()).
+  void append_send_peers(int r, std::vector<std::int32_t>& peers) const {
+    switch (req_.collective) {
+      case Collective::kAllToAll:
+      case Collective::kAllGather:
+        for (int s = 1; s < n_; ++s) add_peer((r + s) % n_, peers);
+        break;
+      case Collective::kGather:
+        if (r != req_.root) add_peer(req_.root, peers);
+        break;
+      case Collective::kScatter:
+        if (r != req_.root) break;
+        for (int s = 1; s < n_; ++s) add_peer((r + s) % n_, peers);
+        break;
+      default:  // SendRecv
+        if (n_ > 1) add_peer((r + 1) % n_, peers);
+        break;
+    }
+  }
 };
 
 }  // namespace
+
+std::uint64_t direct_pairs(const Request& r) {
+  if (r.collective != Collective::kAllToAll && r.collective != Collective::kAllGather) return 0;
+  const auto n = static_cast<std::uint64_t>(r.comm.size());
+  return n * (n - 1);
+}
 
 Schedule make_direct(const Request& r) {
   return Schedule(make_info(r, r.channels), std::make_shared<DirectSource>(r));

@@ -124,6 +124,9 @@ Schedule make_dbtree(const Request& r);
 Schedule make_ring2d(const Request& r);
 Schedule make_rhd(const Request& r);
 Schedule make_direct(const Request& r);
+// The pairs of ranks one channel of make_direct(r) connects: every ordered pair for AllToAll
+// and AllGather, a few per rank otherwise (0).
+std::uint64_t direct_pairs(const Request& r);
 Schedule make_binomial(const Request& r);
 Schedule make_nvls(const Request& r);
 Schedule make_nvls_tree(const Request& r);

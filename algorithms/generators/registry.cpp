@@ -66,7 +66,9 @@ std::vector<AlgorithmInfo> build_table() {
        &detail::make_direct,
        &closed_form::direct,
        Family::kOther,
-       false},
+       false,
+       false,
+       &detail::direct_pairs},
       {"binomial",
        "binomial trees; dissemination barrier",
        {C::kBroadcast, C::kReduce, C::kGather, C::kScatter, C::kBarrier},
@@ -204,6 +206,11 @@ std::vector<std::string> algorithms_for(Collective c) {
     if (a.implements(c)) v.push_back(a.name);
   }
   return v;
+}
+
+std::uint64_t connected_pairs(const Request& r) {
+  const AlgorithmInfo& a = find_algorithm(r.algorithm);
+  return a.connected_pairs != nullptr ? a.connected_pairs(r) : 0;
 }
 
 Schedule generate(const Request& r) {

@@ -56,9 +56,22 @@ struct AlgorithmInfo {
   // Needs the same number of ranks on every node (block b or local rank b of every node meets
   // its peers): predict does not offer it on a communicator of unequal nodes.
   bool equal_nodes = false;
+  // The pairs of ranks one channel of its schedule for `r` connects, where they grow faster than
+  // the ranks (every rank with every other); none: a few per rank.
+  std::uint64_t (*connected_pairs)(const Request&) = nullptr;
 
   bool implements(Collective c) const;
 };
+
+// The most pairs of ranks a simulation connects on one channel (connected_pairs): those of an
+// AllToAll on 2,048 ranks. Each pair is a connection with its route and FIFO, about 730 bytes;
+// that AllToAll, 4,192,256 pairs, took 3.1 GB and 67 s on the 2-core development machine
+// (docs/scale.md), and both grow with the square of the ranks. Beyond it the simulation is
+// refused, the closed form named, rather than run for many minutes or exhaust the memory.
+inline constexpr std::uint64_t kMaxAllPairsRanks = 2048;
+inline constexpr std::uint64_t kMaxConnectedPairs = kMaxAllPairsRanks * (kMaxAllPairsRanks - 1);
+// `r`'s algorithm's connected_pairs, 0 where it has none.
+std::uint64_t connected_pairs(const Request& r);
 
 // In the order `collsim list` prints them.
 const std::vector<AlgorithmInfo>& algorithms();

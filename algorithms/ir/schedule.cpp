@@ -31,7 +31,7 @@ std::unique_ptr<OpStream> OpSource::stream(int rank, int channel) const {
 }
 
 void add_peer(std::int32_t peer, std::vector<std::int32_t>& peers) {
-  if (std::find(peers.begin(), peers.end(), peer) == peers.end()) peers.push_back(peer);
+  if (peers.empty() || peers.back() != peer) peers.push_back(peer);
 }
 
 void add_send_peer(const Op& op, std::vector<std::int32_t>& peers) {

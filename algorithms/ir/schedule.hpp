@@ -151,9 +151,11 @@ std::unique_ptr<OpStream> stream_by_index(std::uint64_t size, At at) {
   return std::make_unique<IndexedStream<At>>(size, std::move(at));
 }
 
-// Appends `peer` to `peers` if it is not there yet.
+// Appends `peer` to `peers` unless it is the last one there: a peer may appear more than once
+// (a stream that alternates between peers), and whoever needs each once sorts and uniques the
+// list. Searching the list instead cost N^2 for an all-to-all of N ranks.
 void add_peer(std::int32_t peer, std::vector<std::int32_t>& peers);
-// Appends `op`'s send peer to `peers` if it sends and the peer is not there yet.
+// The same for `op`'s send peer, if it sends.
 void add_send_peer(const Op& op, std::vector<std::int32_t>& peers);
 
 // Whether two ops are alike in kind, bytes and peers (their buffers may differ): what
@@ -228,10 +230,10 @@ class OpSource {
   // Default: none.
   virtual std::optional<RingLattice> ring_lattice() const { return std::nullopt; }
   // Whether streams (rank, a) and (rank, b) run the same ops in kind, bytes and peers, op for op
-  // (their buffers may differ); when they do, the send peers of (rank, a) not yet in `peers` are
-  // appended. What folding channels compares (simulator/symmetry.cpp). The default walks both
-  // streams; a source that can answer from its stream's structure overrides it, and may answer
-  // false only where the walk would.
+  // (their buffers may differ); when they do, the send peers of (rank, a) are appended to `peers`
+  // (add_peer: possibly more than once). What folding channels compares (simulator/symmetry.cpp).
+  // The default walks both streams; a source that can answer from its stream's structure
+  // overrides it, and may answer false only where the walk would.
   virtual bool same_shape(int rank, int a, int b, std::vector<std::int32_t>& peers) const;
 };
 

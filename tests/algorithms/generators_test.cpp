@@ -147,8 +147,12 @@ TEST(Generators, RingPhaseSameShapeMatchesTheOpsWalked) {
     base.in.total = base.out.total = total;
     base.in.parts = base.out.parts = 8;
     every_pair(base, [&](const auto& x, const auto& y, bool w) {
-      if (x.same_shape(y)) EXPECT_TRUE(w) << total << " at " << x.pos << " and " << y.pos;
-      if (total == 1000) EXPECT_TRUE(x.same_shape(y)) << "at " << x.pos << " and " << y.pos;
+      if (x.same_shape(y)) {
+        EXPECT_TRUE(w) << total << " at " << x.pos << " and " << y.pos;
+      }
+      if (total == 1000) {
+        EXPECT_TRUE(x.same_shape(y)) << "at " << x.pos << " and " << y.pos;
+      }
     });
   }
   EXPECT_GT(alike, 0);

@@ -42,6 +42,16 @@ TEST(UserErrors, OneLineAndExitOne) {
        "could not)\n"},
       {"predict dgx-h100 --op allreduce --bytes 0",
        "collsim: --bytes 0: no element to move; allreduce of f32 needs at least 4 B\n"},
+      // An all-to-all of Summit's 27,648 GPUs: refused at once, not run for hours.
+      {"predict summit --op alltoall --bytes 16M",
+       "collsim: --select nccl picked P2P/LL, but simulating alltoall by direct on 27648 ranks "
+       "connects every rank with every other, 764384256 pairs, and the simulator holds at most "
+       "4192256 (2048 ranks, docs/scale.md); --model alpha-beta gives its closed form\n"},
+      {"scale h100-16node-ib --op alltoall --bytes 1M --nodes 512",
+       "collsim: --model sim can cost none of the allowed algorithms for alltoall on 512 nodes: "
+       "simulating alltoall by direct on 4096 ranks connects every rank with every other, "
+       "16773120 pairs, and the simulator holds at most 4192256 (2048 ranks, docs/scale.md); "
+       "--model alpha-beta gives its closed form\n"},
       {"trace dgx-h100 --op allgather --bytes 8 -o x.json",
        "collsim: --bytes 8: no element to move; allgather of f32 needs at least 32 B (one "
        "element per rank, 8 ranks)\n"},

@@ -28,8 +28,30 @@ TEST(IdIndex, FindsWhatWasInsertedThroughItsGrowths) {
   for (const auto& [k, v] : want) EXPECT_EQ(index.find(k), v);
   for (int i = 0; i < 1000; ++i) {
     const std::uint64_t k = rng();
-    if (want.count(k) == 0) EXPECT_EQ(index.find(k), IdIndex::kNone);
+    if (want.count(k) == 0) {
+      EXPECT_EQ(index.find(k), IdIndex::kNone);
+    }
   }
+}
+
+// assign() moves a key that is there to another id, as the engine moves the head of a pair's
+// chain of routes (engine.hpp); the other keys and the size stay as they were.
+TEST(IdIndex, AssignMovesAKeyToAnotherId) {
+  IdIndex index;
+  std::unordered_map<std::uint64_t, std::uint32_t> want;
+  for (std::uint32_t id = 0; id < 3000; ++id) {
+    const std::uint64_t key = std::uint64_t{id} << 32 | (id * 7u);
+    index.insert(key, id);
+    want[key] = id;
+  }
+  for (auto& [k, v] : want) {
+    if (v % 3 == 0) {
+      v += 100000;
+      index.assign(k, v);
+    }
+  }
+  EXPECT_EQ(index.size(), want.size());
+  for (const auto& [k, v] : want) EXPECT_EQ(index.find(k), v);
 }
 
 }  // namespace
