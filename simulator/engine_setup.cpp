@@ -263,11 +263,7 @@ std::uint32_t Engine<Net>::route_between(int from, int to, int channel) {  // de
     // This route heads its pair's chain of distinct sequences from now on.
     const auto id = static_cast<std::uint32_t>(routes_.size());
     pair_next_.back() = head;
-    if (head == IdIndex::kNone) {
-      pair_head_.insert(pair, id);
-    } else {
-      pair_head_.assign(pair, id);
-    }
+    if (!pair_head_.assign(pair, id)) pair_head_.insert(pair, id);
   }
   RouteClass cls = RouteClass::kNvLink;
   double bottleneck = std::numeric_limits<double>::infinity();

@@ -35,12 +35,15 @@ class IdIndex {
     place(key, id);
     ++size_;
   }
-  // Requires `key` present: it now maps to `id` (!= kNone).
-  void assign(std::uint64_t key, std::uint32_t id) {
+  // `key`, when present, now maps to `id` (!= kNone); true if it was there.
+  bool assign(std::uint64_t key, std::uint32_t id) {
+    if (slots_.empty()) return false;
     for (std::size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
-      if (slots_[i].key == key && slots_[i].id != kNone) {
-        slots_[i].id = id;
-        return;
+      Slot& s = slots_[i];
+      if (s.id == kNone) return false;
+      if (s.key == key) {
+        s.id = id;
+        return true;
       }
     }
   }

@@ -35,7 +35,8 @@ TEST(IdIndex, FindsWhatWasInsertedThroughItsGrowths) {
 }
 
 // assign() moves a key that is there to another id, as the engine moves the head of a pair's
-// chain of routes (engine.hpp); the other keys and the size stay as they were.
+// chain of routes (engine.hpp); the other keys and the size stay as they were, and a key that
+// is not there is not added.
 TEST(IdIndex, AssignMovesAKeyToAnotherId) {
   IdIndex index;
   std::unordered_map<std::uint64_t, std::uint32_t> want;
@@ -47,9 +48,11 @@ TEST(IdIndex, AssignMovesAKeyToAnotherId) {
   for (auto& [k, v] : want) {
     if (v % 3 == 0) {
       v += 100000;
-      index.assign(k, v);
+      EXPECT_TRUE(index.assign(k, v));
     }
   }
+  EXPECT_FALSE(index.assign(std::uint64_t{1} << 63, 7));  // absent: nothing changes
+  EXPECT_FALSE(IdIndex{}.assign(1, 7));
   EXPECT_EQ(index.size(), want.size());
   for (const auto& [k, v] : want) EXPECT_EQ(index.find(k), v);
 }
