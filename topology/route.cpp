@@ -321,15 +321,17 @@ std::optional<DeviceId> Topology::host_cpu(DeviceId gpu) const {
   return best;
 }
 
-Route Topology::nic_leg(DeviceId from, DeviceId to, DeviceId gpu) const {
-  if (gdr_ || devices_[gpu.value].kind != DeviceKind::kGpu) return intra_route(from, to);
+bool Topology::append_nic_leg(Route& r, DeviceId from, DeviceId to, DeviceId gpu) const {
+  const auto add = [&r](const Route& part) {
+    r.links.insert(r.links.end(), part.links.begin(), part.links.end());
+    return !part.empty();
+  };
+  if (gdr_ || devices_[gpu.value].kind != DeviceKind::kGpu) return add(intra_route(from, to));
   const std::optional<DeviceId> cpu = host_cpu(gpu);
-  if (!cpu) return intra_route(from, to);
-  Route r = intra_route(from, *cpu);
+  if (!cpu) return add(intra_route(from, to));
+  const Route& up = intra_route(from, *cpu);
   const Route& down = intra_route(*cpu, to);
-  if (r.empty() || down.empty()) return Route{};
-  r.links.insert(r.links.end(), down.links.begin(), down.links.end());
-  return r;
+  return !up.empty() && !down.empty() && add(up) && add(down);
 }
 
 Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const {
@@ -358,14 +360,6 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
     if (part.empty()) fail(what);
     r.links.insert(r.links.end(), part.links.begin(), part.links.end());
   };
-  // A GPU-NIC leg: with GPUDirect RDMA the cached route itself, without it through host memory.
-  auto append_leg = [&](DeviceId a, DeviceId b, DeviceId gpu, std::string_view what) {
-    if (gdr_ || devices_[gpu.value].kind != DeviceKind::kGpu) {
-      append(intra_route(a, b), what);
-    } else {
-      append(nic_leg(a, b, gpu), what);
-    }
-  };
   DeviceId via_nic = *src_nic;
   const bool to_switch = devices_[dst_nic->value].kind == DeviceKind::kSwitch;
   const Route pxn = gdr_ && !to_switch ? pxn_first_leg(from, *src_nic, *dst_nic, via_nic) : Route{};
@@ -373,12 +367,14 @@ Route Topology::find_route(DeviceId from, DeviceId to, std::uint32_t flow) const
     append(pxn, "");
     src_nic = via_nic;
   } else if (from != *src_nic) {
-    append_leg(from, *src_nic, from, "its NIC is unreachable");
+    if (!append_nic_leg(r, from, *src_nic, from)) fail("its NIC is unreachable");
   }
   if (*src_nic != *dst_nic) {
     append(network_route(*src_nic, *dst_nic, flow), "the network does not connect their NICs");
   }
-  if (*dst_nic != to) append_leg(*dst_nic, to, to, "the destination NIC cannot reach it");
+  if (*dst_nic != to && !append_nic_leg(r, *dst_nic, to, to)) {
+    fail("the destination NIC cannot reach it");
+  }
   return r;
 }
 

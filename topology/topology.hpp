@@ -174,8 +174,9 @@ class Topology {
   // The CPU nearest a GPU (fewest hops inside its node, then the lower id): where its host
   // memory is; nullopt on a node without CPUs.
   std::optional<DeviceId> host_cpu(DeviceId gpu) const;
-  // A GPU-NIC leg inside a node: direct with GPUDirect RDMA, through host_cpu without.
-  Route nic_leg(DeviceId from, DeviceId to, DeviceId gpu) const;
+  // Appends to `r` the GPU-NIC leg inside a node from `from` to `to` (`gpu` one of them): direct
+  // with GPUDirect RDMA, through host_cpu without. False where there is none.
+  bool append_nic_leg(Route& r, DeviceId from, DeviceId to, DeviceId gpu) const;
 
   struct Graph;  // Boost.Graph adjacency list, private to topology/
   struct RouteCache;
