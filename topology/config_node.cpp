@@ -173,6 +173,15 @@ Time ConfigNode::as_time() const {
   }
 }
 
+Time ConfigNode::as_time(Time most, std::string_view what) const {
+  const Time t = as_time();
+  if (t > most) {
+    fail(fmt::format("expected at most {} for {}, got \"{}\"", to_string(most), what,
+                     scalar_text()));
+  }
+  return t;
+}
+
 std::vector<long long> ConfigNode::as_int_list(long long min, long long max) const {
   std::vector<long long> out;
   for (std::size_t i = 0; i < size(); ++i) out.push_back((*this)[i].as_int(min, max));

@@ -49,6 +49,8 @@ class ConfigNode {
   bool as_bool() const;
   Bandwidth as_bandwidth() const;
   Time as_time() const;
+  // At most `most`, else "expected at most <most> for <what>, got ...".
+  Time as_time(Time most, std::string_view what) const;
   std::vector<long long> as_int_list(long long min, long long max) const;
 
   // Throws ConfigError "file:line:col: path: message" at this node.

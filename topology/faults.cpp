@@ -337,6 +337,11 @@ Fault parse_fault(FaultKind kind, std::string_view text) {
       bad_fault(kind, text, fmt::format("latency: {}", e.what()));
     }
     if (f.latency < Time{}) bad_fault(kind, text, "the added latency must not be negative");
+    if (f.latency > kMaxLinkLatency) {
+      bad_fault(kind, text,
+                fmt::format("expected at most {} for the added latency, got \"{}\"",
+                            to_string(kMaxLinkLatency), value.substr(plus + 1)));
+    }
   }
   if (fraction.empty() && plus == std::string_view::npos) {
     bad_fault(kind, text, "expected a bandwidth fraction and/or +LATENCY after the colon");
@@ -361,7 +366,9 @@ std::vector<Fault> read_fault_list(const ConfigNode& list) {
       f.kind = FaultKind::kDegrade;
       f.target = item.at("degrade").as_string();
       if (const auto b = item.get("bandwidth")) f.bandwidth = b->as_number(1e-6, 1);
-      if (const auto l = item.get("latency")) f.latency = l->as_time();
+      if (const auto l = item.get("latency")) {
+        f.latency = l->as_time(kMaxLinkLatency, "the added latency");
+      }
       if (!item.has("bandwidth") && !item.has("latency")) {
         item.fail("a degrade needs bandwidth (a fraction) and/or latency");
       }

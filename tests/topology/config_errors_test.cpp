@@ -51,6 +51,9 @@ const std::vector<BadConfig> kBadConfigs = {
      "generation (p3dn, p4d, p4de: aws-ofi-nccl then runs NCCL with the Simple protocol only), "
      "true on p5 and later"},
     {"plugin-latency-too-large.yaml", "12:21: node.nics.plugin_latency: expected at most 1000us"},
+    // EFA's 10 us a link written as 10 ms: a typo, not a cluster.
+    {"nic-latency-in-ms.yaml",
+     "9:14: node.nics.latency: expected at most 1 ms for a link's latency, got \"10ms\""},
     {"ethernet-with-gdr.yaml",
      "9:8: network.gdr: node.nics.kind ethernet is NCCL's socket transport, which moves host "
      "memory only; NICs that reach GPU memory over Ethernet are kind roce (or efa)"},

@@ -28,6 +28,18 @@ TEST(Faults, ParsesTheCommandLineForms) {
   EXPECT_THROW(parse_fault(FaultKind::kDegrade, "node3/nic0:2"), RequestError);
   EXPECT_THROW(parse_fault(FaultKind::kDegrade, "node3/nic0"), RequestError);
   EXPECT_THROW(parse_fault(FaultKind::kStraggler, "node7:0.5"), RequestError);
+  // A link gains at most kMaxLinkLatency, from the command line as from a faults list.
+  EXPECT_EQ(parse_fault(FaultKind::kDegrade, "node3/nic0:+1ms").latency, ms(1));
+  try {
+    parse_fault(FaultKind::kDegrade, "node3/nic0:0.5+2s");
+    ADD_FAILURE() << "a 2 s latency was accepted";
+  } catch (const RequestError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--degrade node3/nic0:0.5+2s: expected at most 1 ms for the added latency, got "
+                 "\"2s\"");
+  }
+  EXPECT_THROW(parse_faults("faults:\n  - degrade: node0/nic1\n    latency: 5ms\n", "f.yaml"),
+               ConfigError);
 }
 
 TEST(Faults, DegradedNicKeepsItsFractionBothWays) {
