@@ -91,8 +91,7 @@ Topology build_explicit(const ConfigNode& root, const std::string& default_name,
     if (a == c) ends.fail("a link must join two different devices");
     LinkKind kind;
     parse_link_kind(l.at("kind").as_choice(kLinkKindNames, "link kind"), kind);
-    b.add_cable(a, c, kind, l.at("bandwidth").as_bandwidth(),
-                l.at("latency").as_time(kMaxLinkLatency, "a link's latency"));
+    b.add_cable(a, c, kind, l.at("bandwidth").as_bandwidth(), l.at("latency").as_link_latency());
     if (is_network(kind)) b.set_network_kind(NetworkKind::kExplicit);
   }
 

@@ -51,6 +51,8 @@ class ConfigNode {
   Time as_time() const;
   // At most `most`, else "expected at most <most> for <what>, got ...".
   Time as_time(Time most, std::string_view what) const;
+  // A link's latency: at most kMaxLinkLatency (topology/units.hpp).
+  Time as_link_latency() const { return as_time(kMaxLinkLatency, "a link's latency"); }
   std::vector<long long> as_int_list(long long min, long long max) const;
 
   // Throws ConfigError "file:line:col: path: message" at this node.

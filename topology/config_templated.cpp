@@ -81,7 +81,7 @@ void parse_nvlink(const ConfigNode& c, NodeSpec& s) {
   }
   s.nvlink_bw = c.has("bandwidth") ? c.at("bandwidth").as_bandwidth()
                                    : s.model.nvlink_bandwidth * s.model.nvlinks;
-  s.nvlink_lat = c.at("latency").as_time(kMaxLinkLatency, "a link's latency");
+  s.nvlink_lat = c.at("latency").as_link_latency();
   if (auto d = c.get("domain_nodes")) {
     if (s.fabric != Fabric::kNvSwitch) d->fail("only an nvswitch fabric can span several nodes");
     s.domain_nodes = static_cast<int>(d->as_int(1, kMaxNodes));
@@ -101,7 +101,7 @@ void parse_nvlink(const ConfigNode& c, NodeSpec& s) {
 void parse_pcie(const ConfigNode& c, NodeSpec& s) {
   c.allow_keys({"bandwidth", "latency", "switches", "p2p", "lanes", "width", "layout"});
   s.pcie_bw = c.has("bandwidth") ? c.at("bandwidth").as_bandwidth() : s.model.pcie_bandwidth;
-  s.pcie_lat = c.at("latency").as_time(kMaxLinkLatency, "a link's latency");
+  s.pcie_lat = c.at("latency").as_link_latency();
   s.pcie_switches = static_cast<int>(c.at("switches").as_int(0, kMaxPerNode));
   if (auto p = c.get("p2p")) s.p2p = p->as_bool();
   const int width = c.has("width") ? static_cast<int>(c.at("width").as_int(1, 32)) : 16;
@@ -174,7 +174,7 @@ void parse_nics(const ConfigNode& c, NodeSpec& s) {
   s.nics = static_cast<int>(c.at("count").as_int(0, kMaxPerNode));
   if (s.nics == 0) return;
   s.nic_bw = c.at("bandwidth").as_bandwidth();
-  s.nic_lat = c.at("latency").as_time(kMaxLinkLatency, "a link's latency");
+  s.nic_lat = c.at("latency").as_link_latency();
   const std::string kind = c.at("kind").as_choice({"ib", "roce", "ethernet", "efa"}, "NIC kind");
   parse_link_kind(kind, s.nic_kind);
   // EFA: whether it delivers aligned 128-byte blocks in order depends on its generation, and
@@ -213,13 +213,13 @@ NodeSpec parse_node(const ConfigNode& c) {
     smp->allow_keys({"bandwidth", "latency"});
     s.smp = true;
     s.smp_bw = smp->at("bandwidth").as_bandwidth();
-    s.smp_lat = smp->at("latency").as_time(kMaxLinkLatency, "a link's latency");
+    s.smp_lat = smp->at("latency").as_link_latency();
   }
   if (auto c2c = c.get("c2c")) {
     c2c->allow_keys({"bandwidth", "latency"});
     s.c2c = true;
     s.c2c_bw = c2c->at("bandwidth").as_bandwidth();
-    s.c2c_lat = c2c->at("latency").as_time(kMaxLinkLatency, "a link's latency");
+    s.c2c_lat = c2c->at("latency").as_link_latency();
   }
   if (auto nics = c.get("nics")) parse_nics(*nics, s);
   if (auto nvlink = c.get("nvlink")) parse_nvlink(*nvlink, s);
@@ -285,7 +285,7 @@ NetworkSpec parse_network(const ConfigNode& c, int nodes, const NodeSpec& node) 
                                         : Routing::kDmodK;
   }
   // The leaf <-> spine (and spine <-> core) links.
-  n.latency = c.at("latency").as_time(kMaxLinkLatency, "a link's latency");
+  n.latency = c.at("latency").as_link_latency();
   if (auto o = c.get("oversubscription")) n.oversubscription = o->as_number(1, 1024);
   const bool rails = n.kind == NetworkKind::kRailOptimized;
   if (auto radix = c.get("radix")) n.radix = static_cast<int>(radix->as_int(4, 1 << 16));
