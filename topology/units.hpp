@@ -87,12 +87,12 @@ constexpr Time ps(double v) {
 constexpr Time ns(double v) { return ps(v * 1e3); }
 constexpr Time us(double v) { return ps(v * 1e6); }
 constexpr Time ms(double v) { return ps(v * 1e9); }
+constexpr Time sec(double v) { return ps(v * 1e12); }
 
 // The most latency a config or a fault may give one link: EFA, the slowest network adapter a
 // preset describes, takes 10 us a link (docs/config.md, Transports), and 1 ms is 200 km of
 // fibre. A larger figure is a typo for a smaller unit, not a cluster.
 inline constexpr Time kMaxLinkLatency = ms(1.0);
-constexpr Time sec(double v) { return ps(v * 1e12); }
 
 class Bytes {
  public:
