@@ -175,11 +175,12 @@ Time ConfigNode::as_time() const {
 
 Time ConfigNode::as_time(Time most, std::string_view what) const {
   const Time t = as_time();
-  if (t > most) {
-    fail(fmt::format("expected at most {} for {}, got \"{}\"", to_string(most), what,
-                     scalar_text()));
-  }
+  if (t > most) fail(time_above_bound(most, what, scalar_text()));
   return t;
+}
+
+std::string time_above_bound(Time most, std::string_view what, std::string_view got) {
+  return fmt::format("expected at most {} for {}, got \"{}\"", to_string(most), what, got);
 }
 
 std::vector<long long> ConfigNode::as_int_list(long long min, long long max) const {

@@ -68,4 +68,8 @@ class ConfigNode {
   std::shared_ptr<const std::string> file_;
 };
 
+// "expected at most <most> for <what>, got "<got>"": a time past its bound, worded alike in a
+// config (ConfigNode::as_time) and on the command line (faults.cpp).
+std::string time_above_bound(Time most, std::string_view what, std::string_view got);
+
 }  // namespace collsim

@@ -339,8 +339,7 @@ Fault parse_fault(FaultKind kind, std::string_view text) {
     if (f.latency < Time{}) bad_fault(kind, text, "the added latency must not be negative");
     if (f.latency > kMaxLinkLatency) {
       bad_fault(kind, text,
-                fmt::format("expected at most {} for the added latency, got \"{}\"",
-                            to_string(kMaxLinkLatency), value.substr(plus + 1)));
+                time_above_bound(kMaxLinkLatency, "the added latency", value.substr(plus + 1)));
     }
   }
   if (fraction.empty() && plus == std::string_view::npos) {
