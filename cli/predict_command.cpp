@@ -14,6 +14,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,11 @@ std::vector<std::pair<int, std::uint64_t>> split_parts(const Request& r) {
   add(r.split.mids, r.split.mid);
   add(1, r.split.hi);
   return out;
+}
+
+// "1 node", "16 nodes".
+std::string counted(std::int64_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
 // " of 4 KiB", or " (23 x 42.67 MiB, 1 x 42.53 MiB)" where the parts differ; "" without a split.
@@ -113,12 +119,13 @@ void run_predict(const PredictArgs& a) {
     chosen = ch.nccl_pick.empty() ? " (auto: what NCCL picks)"
                                   : fmt::format(" (auto: NCCL picks {})", ch.nccl_pick);
   }
-  fmt::print("cluster     {} ({} GPUs on {} nodes)\n", p.topo.name(), p.topo.rank_count(),
-             p.topo.node_count());
-  fmt::print("collective  {} of {} ({} x {}), {} ranks\n", to_string(r.collective),
-             human_bytes(row.bytes), r.count, to_string(r.dtype), r.comm.size());
-  fmt::print("algorithm   {}, protocol {}{}, {} channels{}\n", ch.candidate.algorithm,
-             to_string(ch.candidate.protocol), chosen, r.channels, split_text(r));
+  fmt::print("cluster     {} ({} on {})\n", p.topo.name(), counted(p.topo.rank_count(), "GPU"),
+             counted(p.topo.node_count(), "node"));
+  fmt::print("collective  {} of {} ({} x {}), {}\n", to_string(r.collective),
+             human_bytes(row.bytes), r.count, to_string(r.dtype), counted(r.comm.size(), "rank"));
+  fmt::print("algorithm   {}, protocol {}{}, {}{}\n", ch.candidate.algorithm,
+             to_string(ch.candidate.protocol), chosen, counted(r.channels, "channel"),
+             split_text(r));
   if (!ch.note.empty()) fmt::print("note        {}\n", ch.note);
   fmt::print("model       {}\n", model_description(ev));
   fmt::print("time        {:.3f} us\n", row.time_us);

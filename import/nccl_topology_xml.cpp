@@ -300,8 +300,8 @@ ImportedNode read_nccl_topology_xml(std::string_view text, std::string_view file
   n.source = fmt::format("NCCL's topology dump {}", file);
   n.gpus = static_cast<int>(w.gpus.size());
   n.cpus = cpus;
-  n.read.push_back(
-      fmt::format("{} GPUs (sm {}), {} CPU socket(s)", n.gpus, w.gpus.front().sm, cpus));
+  n.read.push_back(fmt::format("{} GPU{} (sm {}), {} CPU socket(s)", n.gpus, n.gpus == 1 ? "" : "s",
+                               w.gpus.front().sm, cpus));
   read_nvlinks(w.gpus, file, n);
   n.gpu_model =
       options.gpu_model.empty()

@@ -62,7 +62,9 @@ TEST(PredictDefaults, OneRankIsOneCopyAtTheGpusMemoryRate) {
   const CommandResult r = run_collsim("predict " + std::string(COLLSIM_SOURCE_DIR) +
                                       "/docs/gpu/h100x1-vm.yaml --op allreduce --bytes 1G");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find(", 1 channels\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(1 GPU on 1 node)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 1 rank\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 1 channel\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("note        one rank: NCCL runs no algorithm, it copies the buffer\n"),
             std::string::npos)
       << r.out;
