@@ -217,7 +217,8 @@ nlohmann::json encode(const Choice& c) {
           {"eval", encode(c.eval)},
           {"how", c.how},
           {"nccl_pick", c.nccl_pick},
-          {"note", c.note}};
+          {"note", c.note},
+          {"nccl_can_run", c.nccl_can_run}};
 }
 
 Choice decode_choice(const nlohmann::json& j) {
@@ -228,6 +229,7 @@ Choice decode_choice(const nlohmann::json& j) {
   c.how = j.at("how").get<std::string>();
   c.nccl_pick = j.at("nccl_pick").get<std::string>();
   c.note = j.at("note").get<std::string>();
+  c.nccl_can_run = j.at("nccl_can_run").get<bool>();
   return c;
 }
 

@@ -102,12 +102,11 @@ void run_predict(const PredictArgs& a) {
       j["channel_parts"] = parts;
     }
     if (alt) {
-      j["faster_alternative"] = {
-          {"algorithm", alt->candidate.algorithm},
-          {"protocol", std::string(to_string(alt->candidate.protocol))},
-          {"time_us", alt->eval.time.us()},
-          {"nccl_can_run", nccl_algo_of(alt->candidate.algorithm).has_value()},
-          {"note", alt->note}};
+      j["faster_alternative"] = {{"algorithm", alt->candidate.algorithm},
+                                 {"protocol", std::string(to_string(alt->candidate.protocol))},
+                                 {"time_us", alt->eval.time.us()},
+                                 {"nccl_can_run", alt->nccl_can_run},
+                                 {"note", alt->note}};
     }
     std::cout << j.dump(2) << "\n";
     return;

@@ -164,6 +164,24 @@ void lower(std::atomic<std::int64_t>& bound, Time t) {
   }
 }
 
+// Whether NCCL can run its point-to-point kernel (collsim's `direct` on AllToAll, Gather, Scatter
+// and SendRecv) with protocol `alt` where it picked `picked`, and how (src/enqueue.cc: a send of
+// `per_peer` bytes runs LL while they are at most its channels x NCCL_P2P_LL_THRESHOLD, 16 KiB
+// by default, else Simple; never LL128; a peer across the network has LL buffers only with
+// NCCL_ALLOC_P2P_NET_LL_BUFFERS=1).
+std::string p2p_protocol_verdict(Protocol alt, Protocol picked, std::uint64_t per_peer,
+                                 bool across_nodes, bool* can_run) {
+  *can_run = alt != Protocol::kLL128;
+  if (alt == Protocol::kLL128) return "NCCL's point-to-point sends run LL or Simple, never LL128";
+  if (alt == Protocol::kSimple && picked == Protocol::kLL) {
+    return "NCCL can run it with NCCL_P2P_LL_THRESHOLD=0 (every point-to-point send on Simple)";
+  }
+  return fmt::format(
+      "NCCL can run it with NCCL_P2P_LL_THRESHOLD={} (a send's bytes; 16384 by "
+      "default){}",
+      per_peer, across_nodes ? " and NCCL_ALLOC_P2P_NET_LL_BUFFERS=1" : "");
+}
+
 }  // namespace
 
 double Predictor::closed_form_us(const Candidate& c, std::uint64_t count) const {
@@ -303,9 +321,20 @@ std::optional<Choice> Predictor::alternative(
                        nccl_->time_us(s_.request.collective, *nccl, alt.candidate.protocol,
                                       size_of(count));
   std::string how;
+  alt.nccl_can_run = enabled;
   if (enabled) {
     how = fmt::format("NCCL can run it with NCCL_ALGO={} NCCL_PROTO={}", to_string(*nccl),
                       nccl_protocol_name(alt.candidate.protocol));
+  } else if (alt.candidate.algorithm == "direct" && is_nccl_p2p(s_.request.collective)) {
+    // `direct` is NCCL's own point-to-point kernel here; what NCCL decides is the protocol.
+    const Request& r = s_.request;
+    const std::uint64_t bytes = size_of(count);
+    const std::uint64_t per_peer =
+        r.collective == Collective::kSendRecv
+            ? bytes
+            : bytes / static_cast<std::uint64_t>(std::max(1, r.comm.size()));
+    how = p2p_protocol_verdict(alt.candidate.protocol, chosen.candidate.protocol, per_peer,
+                               r.comm.node_count() > 1, &alt.nccl_can_run);
   } else if (nccl) {
     how = fmt::format("NCCL does not run {}/{} on this cluster", to_string(*nccl),
                       nccl_protocol_name(alt.candidate.protocol));

@@ -50,6 +50,9 @@ struct Choice {
   std::string how;        // "fixed", "best", "nccl"
   std::string nccl_pick;  // --select nccl: NCCL's own pick ("NVLS/Simple")
   std::string note;       // e.g. why the pick is not NCCL's
+  // A faster alternative (Predictor::faster_alternative): whether NCCL can run it on this
+  // cluster, with its defaults or the environment `note` names.
+  bool nccl_can_run = false;
 };
 
 // Called once per size of a grid when all its candidates are done, with the size in words.

@@ -34,6 +34,35 @@ TEST(PredictDefaults, JsonCarriesTheAlternative) {
   EXPECT_LT(j["faster_alternative"]["time_us"].get<double>(), j["time_us"].get<double>());
 }
 
+// On AllToAll, Gather, Scatter and SendRecv `direct` is NCCL's own point-to-point kernel, so an
+// alternative there is a protocol, which NCCL decides by NCCL_P2P_LL_THRESHOLD and never makes
+// LL128; it was reported as "direct is collsim's own algorithm".
+TEST(PredictDefaults, PointToPointAlternativesNameWhatNcclWouldNeed) {
+  const CommandResult ll = run_collsim("predict dgx-h100 --op alltoall --bytes 256K");
+  ASSERT_EQ(ll.status, 0) << ll.err;
+  EXPECT_NE(ll.out.find("(auto: NCCL picks P2P/Simple)"), std::string::npos) << ll.out;
+  EXPECT_NE(ll.out.find("faster      direct/ll is "), std::string::npos) << ll.out;
+  EXPECT_NE(ll.out.find("; NCCL can run it with NCCL_P2P_LL_THRESHOLD=32768 (a send's bytes; "
+                        "16384 by default)\n"),
+            std::string::npos)
+      << ll.out;
+  const auto lj =
+      nlohmann::json::parse(run_collsim("predict dgx-h100 --op alltoall --bytes 256K --format "
+                                        "json")
+                                .out);
+  EXPECT_TRUE(lj["faster_alternative"]["nccl_can_run"].get<bool>());
+
+  const std::string ll128 = "predict h100-16node-ib --nodes 2 --op alltoall --bytes 2M";
+  const CommandResult r = run_collsim(ll128);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("faster      direct/ll128 is "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; NCCL's point-to-point sends run LL or Simple, never LL128\n"),
+            std::string::npos)
+      << r.out;
+  const auto j = nlohmann::json::parse(run_collsim(ll128 + " --format json").out);
+  EXPECT_FALSE(j["faster_alternative"]["nccl_can_run"].get<bool>());
+}
+
 TEST(PredictDefaults, NoAlternativeWhenNcclsPickIsTheFastest) {
   // 1 GiB on one DGX: NCCL's ring with Simple is what the model finds fastest too.
   const CommandResult r = run_collsim("predict dgx-h100 --op allreduce --bytes 1G --algo ring");
