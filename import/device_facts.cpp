@@ -95,14 +95,17 @@ std::optional<double> smp_bandwidth(const std::string& vendor, const std::string
   return 6.0;
 }
 
-// The PCI device ids of the SXM/PCIe boards collsim models (NVIDIA's PCI id list), then the
-// architecture when the id is not known.
+// The PCI device ids of the SXM/PCIe boards collsim models (NVIDIA's PCI id list; H800 and later
+// [S62]), then the architecture when the id is not known.
 std::string gpu_model_of(const std::string& pci_device, int sm, bool has_nvlink) {
   static const std::map<std::string, std::string> kDevice = {
       {"0x1db1", "V100-SXM2"}, {"0x1db5", "V100-SXM2"}, {"0x1db4", "V100-PCIe"},
       {"0x1e07", "RTX2080Ti"}, {"0x20b0", "A100-SXM"},  {"0x20b2", "A100-SXM"},
       {"0x20f1", "A100-PCIe"}, {"0x20b5", "A100-PCIe"}, {"0x2330", "H100-SXM"},
-      {"0x2331", "H100-PCIe"}, {"0x2335", "H200"},      {"0x2901", "B200"}};
+      {"0x2331", "H100-PCIe"}, {"0x2335", "H200"},      {"0x2901", "B200"},
+      {"0x2324", "H800"},      {"0x2329", "H20"},       {"0x26b9", "L40S"},
+      {"0x27b8", "L4"},        {"0x2941", "GB200"},     {"0x31c2", "GB300"},
+      {"0x31c3", "GB300"}};
   if (auto it = kDevice.find(pci_device); it != kDevice.end()) return it->second;
   switch (sm) {
     case 70:
@@ -115,6 +118,8 @@ std::string gpu_model_of(const std::string& pci_device, int sm, bool has_nvlink)
       return has_nvlink ? "H100-SXM" : "H100-PCIe";
     case 100:
       return "B200";
+    case 103:
+      return "B300";
     default:
       return "";
   }

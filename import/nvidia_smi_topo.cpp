@@ -194,10 +194,11 @@ void read_nvlink(const Matrix& m, const std::vector<int>& gpus, std::string_view
                                     k == 18 ? "H200" : "A100-SXM"));
   }
   if (n.gpu_model.empty()) {
-    throw ImportError(
-        fmt::format("{}: NV{} between GPUs in groups of {}: name the GPU model with "
-                    "--gpu (e.g. --gpu H100-SXM)",
-                    file, k, group));
+    // 8 links between every pair: the export parts' NVSwitch nodes, Ampere or Hopper [S57, S58].
+    const char* example = all_pairs && k == 8 ? "--gpu H800 or --gpu A800-SXM" : "--gpu H100-SXM";
+    throw ImportError(fmt::format(
+        "{}: NV{} between GPUs in groups of {}: name the GPU model with --gpu (e.g. {})", file, k,
+        group, example));
   }
   const GpuModel* model = find_gpu_model(n.gpu_model);
   const int ports = model != nullptr ? model->nvlinks : 0;

@@ -7,10 +7,13 @@ namespace {
 // PCIe x16 per direction (docs/theory.md §3.3 [S28]): Gen3 15.75 GB/s, Gen4 31.5 GB/s, Gen5 63 GB/s
 // (128b/130b encoding on 8/16/32 GT/s lanes).
 constexpr double kPcieGen3 = 15.75, kPcieGen4 = 31.5, kPcieGen5 = 63.0;
+// Gen6 x16: 64 GT/s on 16 lanes, 128 GB/s per direction, less FLIT mode's 14 bytes of every 256
+// (CRC and FEC) [S61].
+constexpr double kPcieGen6 = 121.0;
 
 // NVLink per port, per direction (docs/theory.md §3.1): NVLink2/3/4 run 25 GB/s per link per
-// direction, NVLink5 50 GB/s. Port counts: V100 6, A100 12, H100/H200 18, B200/GB200 18 ([S25],
-// [S25b], [S25c], [S26]).
+// direction, NVLink5 50 GB/s. Port counts: V100 6, A100 12, H100/H200/H20 18, B200/GB200/B300/
+// GB300 18 ([S25], [S25b], [S25c], [S26]); the export variants A800 and H800 8 ([S57], [S58]).
 // Device memory, the datasheet's peak ([S48]): the copies and reductions a GPU runs stream at a
 // measured fraction of it (simulator/cost_params.cpp).
 const std::vector<GpuModel>& catalogue() {
@@ -27,15 +30,28 @@ const std::vector<GpuModel>& catalogue() {
       {"A100-SXM", 80, 12, GBps(25), GBps(kPcieGen4), GBps(2039)},
       // no NVLink unless bridged; 80 GB HBM2e 1,935 GB/s
       {"A100-PCIe", 80, 0, GBps(25), GBps(kPcieGen4), GBps(1935)},
+      // A100 with 8 of its 12 NVLink3 ports, 400 GB/s bidir [S57]; 80 GB HBM2e 2,039 GB/s
+      {"A800-SXM", 80, 8, GBps(25), GBps(kPcieGen4), GBps(2039)},
+      // Ada PCIe Gen4 x16 cards, no NVLink [S60]: GDDR6 864 GB/s (L40S), 300 GB/s (L4)
+      {"L40S", 89, 0, GBps(25), GBps(kPcieGen4), GBps(864)},
+      {"L4", 89, 0, GBps(25), GBps(kPcieGen4), GBps(300)},
       // NVLink4, 900 GB/s bidir [S25b]; HBM3 3.35 TB/s
       {"H100-SXM", 90, 18, GBps(25), GBps(kPcieGen5), GBps(3350)},
       {"H100-PCIe", 90, 0, GBps(25), GBps(kPcieGen5), GBps(2000)},  // HBM2e 2 TB/s
+      // H100 with 8 of its 18 NVLink4 ports, 400 GB/s bidir [S58]; HBM3 3.35 TB/s
+      {"H800", 90, 8, GBps(25), GBps(kPcieGen5), GBps(3350)},
+      // all 18 NVLink4 ports, 900 GB/s bidir; 96 GB HBM3 4.0 TB/s [S59]
+      {"H20", 90, 18, GBps(25), GBps(kPcieGen5), GBps(4000)},
       // the same NVLink4 as H100 [S44]; HBM3e 4.8 TB/s
       {"H200", 90, 18, GBps(25), GBps(kPcieGen5), GBps(4800)},
       // NVLink5, 1.8 TB/s bidir [S25c]; HBM3e 8 TB/s
       {"B200", 100, 18, GBps(50), GBps(kPcieGen5), GBps(8000)},
       // NVLink5; Grace over C2C [S21c]; HBM3e 8 TB/s per GPU
       {"GB200", 100, 18, GBps(50), GBps(kPcieGen5), GBps(8000)},
+      // Blackwell Ultra (compute capability 10.3): NVLink5 1.8 TB/s bidir, 288 GB HBM3e 8 TB/s,
+      // PCIe Gen6 x16 [S61]; GB300 beside Grace, as GB200
+      {"B300", 103, 18, GBps(50), GBps(kPcieGen6), GBps(8000)},
+      {"GB300", 103, 18, GBps(50), GBps(kPcieGen6), GBps(8000)},
       // Not a GPU: a rank that is a host process (`collsim bench --backend mpi|cpu`). It has no
       // NVLink; its "PCIe" link stands for the memory path between processes, whose speed a
       // config gives or `collsim calibrate` fits (docs/loop.md). Architecture row: the oldest;

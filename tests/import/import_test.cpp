@@ -203,6 +203,10 @@ TEST(NvidiaSmiTopo, MalformedMatrixIsLocated) {
   EXPECT_EQ(import_error(head + "GPU0\t X \tNV4\t0-3\nGPU1\tNV4\t X \t0-3\n", false),
             "t.txt: NV4 between GPUs in groups of 2: name the GPU model with --gpu (e.g. --gpu "
             "H100-SXM)");
+  // NV8 between every pair is an A800's or an H800's NVSwitch node: nothing here tells which.
+  EXPECT_EQ(import_error(head + "GPU0\t X \tNV8\t0-3\nGPU1\tNV8\t X \t0-3\n", false),
+            "t.txt: NV8 between GPUs in groups of 2: name the GPU model with --gpu (e.g. --gpu "
+            "H800 or --gpu A800-SXM)");
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ const std::vector<BadConfig> kBadConfigs = {
     {"nodes-not-integer.yaml", "1:8: nodes: expected an integer from 1 to 1048576, got \"two\""},
     {"unknown-gpu-model.yaml",
      "3:8: node.gpu: unknown GPU model \"H100-SMX\"; expected one of V100-SXM2, V100-PCIe, "
-     "RTX2080Ti, RTX4090, A100-SXM, A100-PCIe, H100-SXM, H100-PCIe, H200, B200, GB200, "
-     "host-process; "
+     "RTX2080Ti, RTX4090, A100-SXM, A100-PCIe, A800-SXM, L40S, L4, H100-SXM, H100-PCIe, H800, "
+     "H20, H200, B200, GB200, B300, GB300, host-process; "
      "did you mean \"H100-SXM\"?"},
     {"missing-gpus.yaml", "3:3: node: missing required key \"gpus\""},
     {"zero-nic-bandwidth.yaml",

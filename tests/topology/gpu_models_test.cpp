@@ -1,0 +1,68 @@
+// The GPU catalogue: each model's NVLink ports, host interface and memory rate, as its datasheet
+// gives them (docs/sources.md), and a config naming one gets its NVLink without stating it.
+#include "topology/gpu_models.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "topology/loader.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim {
+namespace {
+
+struct Row {
+  const char* name;
+  int sm;
+  int nvlinks;
+  double nvlink_GBps;  // per port, per direction
+  double pcie_GBps;    // x16, per direction
+  double memory_GBps;
+};
+
+// [S57] A800: 8 NVLink3 ports, 400 GB/s bidirectional; [S58] H800: 8 NVLink4 ports, 400 GB/s;
+// [S59] H20: 18 ports, 4.0 TB/s; [S60] L40S 864 GB/s and L4 300 GB/s on PCIe Gen4, no NVLink;
+// [S61] B300 and GB300: NVLink5 1.8 TB/s bidirectional, 8 TB/s, PCIe Gen6.
+const Row kRows[] = {
+    {"A800-SXM", 80, 8, 25, 31.5, 2039}, {"H800", 90, 8, 25, 63, 3350},
+    {"H20", 90, 18, 25, 63, 4000},       {"L40S", 89, 0, 25, 31.5, 864},
+    {"L4", 89, 0, 25, 31.5, 300},        {"B300", 103, 18, 50, 121, 8000},
+    {"GB300", 103, 18, 50, 121, 8000},
+};
+
+TEST(GpuModels, DatasheetFigures) {
+  for (const Row& r : kRows) {
+    SCOPED_TRACE(r.name);
+    const GpuModel* m = find_gpu_model(r.name);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->sm, r.sm);
+    EXPECT_EQ(m->nvlinks, r.nvlinks);
+    EXPECT_DOUBLE_EQ(m->nvlink_bandwidth.gbyte_per_second(), r.nvlink_GBps);
+    EXPECT_DOUBLE_EQ(m->pcie_bandwidth.gbyte_per_second(), r.pcie_GBps);
+    EXPECT_DOUBLE_EQ(m->memory_bandwidth.gbyte_per_second(), r.memory_GBps);
+  }
+}
+
+// An NVSwitch node of H800s without `nvlink.bandwidth`: each GPU's switch link is the model's
+// 8 ports x 25 GB/s, 200 GB/s a direction, where H100's 18 give 450.
+TEST(GpuModels, AConfigGetsItsModelsNvlink) {
+  for (const auto& [model, expected] : {std::pair{"H800", 200.0}, std::pair{"H100-SXM", 450.0}}) {
+    SCOPED_TRACE(model);
+    const Topology t =
+        parse_topology(std::string("name: t\nnodes: 1\nnode:\n  gpu: ") + model +
+                           "\n  gpus: 8\n  nvlink:\n    fabric: nvswitch\n    latency: 0.5us\n  "
+                           "pcie:\n    latency: 0.5us\n    switches: 0\n",
+                       "t.yaml");
+    double most = 0;
+    for (const Link& l : t.links()) {
+      if (l.kind == LinkKind::kNvSwitch) most = std::max(most, l.bandwidth.gbyte_per_second());
+    }
+    EXPECT_DOUBLE_EQ(most, expected);
+  }
+}
+
+}  // namespace
+}  // namespace collsim
