@@ -36,6 +36,9 @@ const std::vector<Expected> kPresets = {
                            {LinkKind::kIb, 40}}, 50, 4 * 900},
     {"dgx-a100", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kIb, 40}},
      25, 4 * 300},
+    // H800: 8 NVLink4 ports a GPU, 200 GB/s; radix-64 planes: 8 rail leaves x 32 spines + 8 NICs.
+    {"hgx-h800", 1, 8, 8, {{LinkKind::kNvSwitch, 8}, {LinkKind::kPcie, 20}, {LinkKind::kSmp, 1},
+                           {LinkKind::kIb, 264}}, 50, 4 * 200},
     {"h100-2node-ib", 2, 16, 16, {{LinkKind::kNvSwitch, 16}, {LinkKind::kIb, 16 + 32}}, 50,
      8 * 50},
     {"h100-16node-ib", 16, 128, 128, {{LinkKind::kNvSwitch, 128}, {LinkKind::kIb, 128 + 32}}, 50,
