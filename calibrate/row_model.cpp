@@ -77,10 +77,13 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
     models.emplace_back(comm.size(), NcclModel(nccl_model_input(topo, comm, release)));
     return models.back().second;
   };
+  // NCCL holds both bounds to its MAXCHANNELS (`src/graph/connect.cc`, "limiting to").
+  const int most = nccl_max_channels(release);
   const int min_ctas = env_int(f, "NCCL_MIN_CTAS").value_or(1);
-  const auto min_ch = std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1), min_ctas);
-  const int max_ctas = env_int(f, "NCCL_MAX_CTAS").value_or(64);
-  const auto max_ch = std::min(env_int(f, "NCCL_MAX_NCHANNELS").value_or(64), max_ctas);
+  const auto min_ch =
+      std::min(std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1), min_ctas), most);
+  const int max_ctas = env_int(f, "NCCL_MAX_CTAS").value_or(most);
+  const auto max_ch = std::min({env_int(f, "NCCL_MAX_NCHANNELS").value_or(most), max_ctas, most});
   // comm->nvlsChannels: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS's default))
   // (`src/transport/nvls.cc`); NCCL_MIN_NCHANNELS leaves it alone.
   // An NCCL_DEBUG=INFO log's own counts, where it prints them, are what NCCL ran with.

@@ -44,7 +44,7 @@ Prepared prepare(const CollectiveArgs& a) {
   }
   if (a.channels == nullptr || a.channels->count() == 0) {
     const NcclModelInput in = nccl_model_input(p.topo, p.request.comm, NcclVersion::k2_30);
-    p.request.channels = std::clamp(in.runtime_channels, 1, 64);
+    p.request.channels = std::clamp(in.runtime_channels, 1, nccl_max_channels(kNewestNccl));
     p.nccl_channels = true;
   }
   return p;
@@ -60,7 +60,8 @@ PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
   // that prepare() gave the request before --nccl-version was read.
   if (p.nccl_channels) {
     s.request.channels =
-        std::clamp(nccl_model_input(p.topo, p.request.comm, release).runtime_channels, 1, 64);
+        std::clamp(nccl_model_input(p.topo, p.request.comm, release).runtime_channels, 1,
+                   nccl_max_channels(release));
   }
   // Where NCCL has nothing to choose from (a Barrier; --algo naming only collsim's own
   // algorithms), the default policy falls back to collsim's fastest, and the output says so

@@ -173,7 +173,7 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     ring.channels = channels;
     ring.bw_intra = ring.bw_inter = fastest_fitting(intra_speeds(in.sm), capacity / channels);
   } else {
-    ring.channels = std::max(1, std::min(nics, 32));
+    ring.channels = std::max(1, std::min(nics, nccl_max_channels(v) / 2));
     ring.bw_inter = fastest_fitting(inter_speeds(in.sm), nic_gbps);
     ring.bw_intra = ring.bw_inter;
   }
@@ -246,10 +246,11 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   in.runtime_channels = 2 * ring.channels;
   // Hopper across nodes: four compute channels per search channel where the ring is fast
   // ("to reach peak BW on <8 PPN", src/graph/connect.cc ncclTopoPostset): ring bwIntra above
-  // 45 GB/s doubles the channels again, while 2 x them fit MAXCHANNELS in 2.18 and 2.19 and while
-  // they are fewer than 16 from 2.20; sm90 only until 2.25, sm90 and later since.
+  // 45 GB/s doubles the channels again, while 2 x them fit MAXCHANNELS (32 then) in 2.18 and 2.19
+  // and while they are fewer than 16 from 2.20; sm90 only until 2.25, sm90 and later since.
   const bool arch = v.at_least(25) ? in.sm >= 90 : in.sm == 90;
-  const bool room = v.at_least(20) ? in.runtime_channels < 16 : 2 * in.runtime_channels <= 64;
+  const bool room =
+      v.at_least(20) ? in.runtime_channels < 16 : 2 * in.runtime_channels <= nccl_max_channels(v);
   if (v.at_least(18) && arch && in.nodes > 1 && ring.bw_intra > 45.0 && room) {
     in.runtime_channels *= 2;
   }

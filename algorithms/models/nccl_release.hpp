@@ -24,6 +24,11 @@ struct NcclRelease {
   friend bool operator==(const NcclRelease&, const NcclRelease&) = default;
 };
 
+// NCCL's MAXCHANNELS (src/include/device.h): the most channels a communicator runs, 32 until
+// 2.24 and 64 from 2.25; its ring search finds at most half of them (init.cc, ringGraph->
+// maxChannels = MAXCHANNELS/2).
+inline int nccl_max_channels(NcclRelease v) { return v.at_least(25) ? 64 : 32; }
+
 // The newest release collsim models (the constants of docs/nccl-model.md §1.4, HEAD = 2.30.7).
 inline constexpr NcclRelease kNewestNccl{30, 7};
 

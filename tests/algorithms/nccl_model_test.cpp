@@ -224,8 +224,8 @@ TEST(NcclModel, BlackwellNvlsTreeOnX86TakesTheTreeCorrectionFrom229) {
 }
 
 // Hopper across nodes with a fast ring (bwIntra above 45 GB/s: 400 Gb/s NICs) doubles its
-// channels again (connect.cc ncclTopoPostset): while 2x fits MAXCHANNELS in 2.18 and 2.19, while
-// fewer than 16 from 2.20; sm90 only before 2.25. Slower NICs (NDR200, 24 GB/s) never.
+// channels again (connect.cc ncclTopoPostset): while 2x fits MAXCHANNELS (32) in 2.18 and 2.19,
+// while fewer than 16 from 2.20; sm90 only before 2.25. Slower NICs (NDR200, 24 GB/s) never.
 TEST(NcclModel, FastHopperRingsAcrossNodesDoubleTheirChannels) {
   const auto channels = [](const Topology& t, const char* release) {
     return nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release(release))
@@ -245,6 +245,19 @@ TEST(NcclModel, FastHopperRingsAcrossNodesDoubleTheirChannels) {
   EXPECT_EQ(channels(parse_topology(b200, "b200-4nic.yaml"), "2.24.3"), 8);  // sm100: from 2.25
   EXPECT_EQ(channels(parse_topology(b200, "b200-4nic.yaml"), "2.26.2"), 16);
   EXPECT_EQ(channels(load_topology("h100-4gpu-2node-ndr200"), "2.19.3"), 8);
+  // MAXCHANNELS was 32 until 2.24 (src/include/device.h): 12 NICs give 24 channels, which 2.19
+  // cannot double (it did to 48, more than that release runs); 32 NICs give a ring search of
+  // MAXCHANNELS / 2 of them, 16 then and 32 from 2.25.
+  std::string twelve = test::preset_with("h100-2node-ib", "routing: dmodk");
+  twelve.replace(twelve.find("count: 8"), 8, "count: 12");
+  EXPECT_EQ(channels(parse_topology(twelve, "h100-12nic.yaml"), "2.19.3"), 24);
+  std::string many = test::preset_with("h100-2node-ib", "routing: dmodk");
+  many.replace(many.find("count: 8"), 8, "count: 32");
+  const Topology thirty_two = parse_topology(many, "h100-32nic.yaml");
+  EXPECT_EQ(channels(thirty_two, "2.24.3"), 32);
+  EXPECT_EQ(channels(thirty_two, "2.26.2"), 64);
+  EXPECT_EQ(nccl_max_channels(parse_nccl_release("2.24.3")), 32);
+  EXPECT_EQ(nccl_max_channels(parse_nccl_release("2.25")), 64);
 }
 
 // 2.23 to 2.26 tune with their own constants (docs/nccl-model.md §1.8): Tree/Simple's base 8.4
