@@ -260,6 +260,9 @@ bool algorithm_available(const Setting& s, Collective coll, NcclAlgo a, const Nc
     if (a == NcclAlgo::kCollNetDirect) return false;
     if (a == NcclAlgo::kCollNetChain && s.in.release.at_least(28)) return false;
   }
+  // NCCL_ALGO_NVLS first appears in 2.17, NCCL_ALGO_NVLS_TREE in 2.18 (src/include/devcomm.h).
+  if (a == NcclAlgo::kNvls && !s.in.release.at_least(17)) return false;
+  if (a == NcclAlgo::kNvlsTree && !s.in.release.at_least(18)) return false;
   if (a == NcclAlgo::kNvlsTree && s.nodes == 1) return false;
   if (a == NcclAlgo::kNvls && is_ag_rs(coll) && s.ppn > 32) return false;  // NCCL_MAX_NVLS_ARITY
   return !(is_nvls_family(a) && s.nvls_2_28 && g.channels < 2);

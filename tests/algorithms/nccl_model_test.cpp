@@ -260,6 +260,23 @@ TEST(NcclModel, FastHopperRingsAcrossNodesDoubleTheirChannels) {
   EXPECT_EQ(nccl_max_channels(parse_nccl_release("2.25")), 64);
 }
 
+// NCCL_ALGO_NVLS first appears in 2.17 and NCCL_ALGO_NVLS_TREE in 2.18 (src/include/devcomm.h):
+// an older release picks among the others, where collsim picked NVLSTree on two DGX H100s for
+// --nccl-version 2.12.
+TEST(NcclModel, NvlsFrom217AndNvlsTreeFrom218) {
+  const auto runs = [](const Topology& t, const char* release, NcclAlgo a) {
+    const NcclModel m(
+        nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release(release)));
+    return m.time_us(Collective::kAllReduce, a, Protocol::kSimple, 1 << 30).has_value();
+  };
+  const Topology one = load_topology("dgx-h100");
+  EXPECT_FALSE(runs(one, "2.16.5", NcclAlgo::kNvls));
+  EXPECT_TRUE(runs(one, "2.17.1", NcclAlgo::kNvls));
+  const Topology two = load_topology("h100-2node-ib");
+  EXPECT_FALSE(runs(two, "2.17.1", NcclAlgo::kNvlsTree));
+  EXPECT_TRUE(runs(two, "2.18.1", NcclAlgo::kNvlsTree));
+}
+
 // 2.23 to 2.26 tune with their own constants (docs/nccl-model.md §1.8): Tree/Simple's base 8.4
 // and hwLat 4.0 / 4.0 / 14 where 2.22 had 0 and 28, two network steps fewer in a ring
 // AllReduce, PAT with one GPU per node.
