@@ -136,19 +136,26 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   // payload rate (63 GB/s): the ratio is 80/105 for every generation.
   const double capacity = nvlink ? model.nvlinks * nccl_nvlink_bw(in.sm)
                                  : pcie_bw.gbyte_per_second() * 80.0 / 105.0;
-  in.ll128 = nvlink && in.sm >= 70;
+  // LL128 only inside NVLink nodes, and only on the architectures NCCL lists
+  // (`src/graph/tuning.cc`): compute capability 7.0 and 8.0, 9.0 from 2.15, 10.0 and 12.0 from
+  // 2.25, every one from 7.0 on since 2.27 (so not B300's 10.3 before it).
+  const bool ll128_arch = in.sm >= 70 && (v.at_least(27) || in.sm == 70 || in.sm == 80 ||
+                                          (in.sm == 90 && v.at_least(15)) ||
+                                          ((in.sm == 100 || in.sm == 120) && v.at_least(25)));
+  in.ll128 = nvlink && ll128_arch;
   const NicPath own = nic_path(topo, g0);
   // Across nodes NCCL enables LL128 only where its graphs reach the NICs within PCIe switches
-  // (typeInter <= PATH_PXB), and on sm90+ also through another GPU over NVLink (PATH_PXN) and,
-  // from 2.27, over C2C (PATH_P2C) (`src/graph/tuning.cc` 2.16 to 2.30): a NIC behind the CPU
-  // leaves older GPUs without it.
+  // (typeInter <= PATH_PXB), and on sm90+ from 2.17 also through another GPU over NVLink
+  // (PATH_PXN) and, from 2.27, over C2C (PATH_P2C) (`src/graph/tuning.cc` 2.16 to 2.30): a NIC
+  // behind the CPU leaves older GPUs without it.
   if (in.nodes > 1 && in.ll128) {
     bool pxn = false;
     for (DeviceId g : topo.gpus_of_node(topo.device(g0).node)) {
       pxn = pxn || nic_path(topo, g) == NicPath::kNear;
     }
-    in.ll128 = own == NicPath::kNear ||
-               (in.sm >= 90 && (pxn || (own == NicPath::kC2c && v.at_least(27))));
+    in.ll128 =
+        own == NicPath::kNear ||
+        (in.sm >= 90 && ((pxn && v.at_least(17)) || (own == NicPath::kC2c && v.at_least(27))));
   }
 
   // The node's NICs and one NIC's network rate.

@@ -260,6 +260,24 @@ TEST(NcclModel, FastHopperRingsAcrossNodesDoubleTheirChannels) {
   EXPECT_EQ(nccl_max_channels(parse_nccl_release("2.25")), 64);
 }
 
+// LL128 only on the architectures NCCL lists for the release (tuning.cc): Hopper from 2.15,
+// Blackwell (10.0) from 2.25, Blackwell Ultra (10.3) only once 2.27 lets every one from 7.0 on.
+TEST(NcclModel, Ll128OnTheArchitecturesEachReleaseLists) {
+  const auto ll128 = [](const std::string& gpu, const char* release) {
+    std::string yaml = test::preset_with("dgx-h100", "routing: dmodk");
+    yaml.replace(yaml.find("gpu: H100-SXM"), 13, "gpu: " + gpu);
+    const Topology t = parse_topology(yaml, "t.yaml");
+    return nccl_model_input(t, Communicator::from_topology(t), parse_nccl_release(release)).ll128;
+  };
+  EXPECT_FALSE(ll128("H100-SXM", "2.14.3"));
+  EXPECT_TRUE(ll128("H100-SXM", "2.15.1"));
+  EXPECT_TRUE(ll128("A100-SXM", "2.12.12"));
+  EXPECT_FALSE(ll128("B200", "2.24.3"));
+  EXPECT_TRUE(ll128("B200", "2.25.1"));
+  EXPECT_FALSE(ll128("B300", "2.26.2"));
+  EXPECT_TRUE(ll128("B300", "2.27.3"));
+}
+
 // NCCL_ALGO_NVLS first appears in 2.17 and NCCL_ALGO_NVLS_TREE in 2.18 (src/include/devcomm.h):
 // an older release picks among the others, where collsim picked NVLSTree on two DGX H100s for
 // --nccl-version 2.12.
