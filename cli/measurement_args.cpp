@@ -6,6 +6,7 @@
 #include <charconv>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <utility>
 
 #include "algorithms/models/nccl_model.hpp"
@@ -14,6 +15,7 @@
 #include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
 #include "topology/error.hpp"
+#include "topology/gpu_models.hpp"
 #include "topology/units.hpp"
 
 namespace collsim {
@@ -151,6 +153,21 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
     }
   }
   return files;
+}
+
+void warn_about_other_gpus(const Topology& topo, const std::vector<MeasurementFile>& files) {
+  const std::string& ours = topo.gpu_model().name;
+  std::set<std::pair<std::string, std::string>> told;  // (file, device name)
+  for (const MeasurementFile& f : files) {
+    for (const std::string& name : f.gpu_names) {
+      const std::string model = gpu_model_of_device_name(name);
+      if (model.empty() || model == ours || !told.insert({f.path, name}).second) continue;
+      std::cerr << fmt::format(
+          "collsim: warning: {}: its devices are \"{}\" ({} in collsim's catalogue), {}'s GPUs "
+          "are {}: its rows are predicted on {}\n",
+          f.path, name, model, topo.name(), ours, topo.name());
+    }
+  }
 }
 
 }  // namespace collsim

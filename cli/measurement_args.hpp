@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "calibrate/measurement.hpp"
+#include "topology/topology.hpp"
 
 namespace collsim {
 
@@ -28,5 +29,10 @@ struct MeasurementArgs {
 
 void add_measurement_options(CLI::App* cmd, MeasurementArgs& m);
 std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m);
+
+// On stderr, once per file and device name: where a file's device lines name a GPU model other
+// than the cluster's ("NVIDIA H800 80GB HBM3" against dgx-h100's H100-SXM), since its rows are
+// then predicted on hardware they did not run on.
+void warn_about_other_gpus(const Topology& topo, const std::vector<MeasurementFile>& files);
 
 }  // namespace collsim

@@ -76,4 +76,38 @@ std::vector<std::string> gpu_model_names() {
   return names;
 }
 
+std::string gpu_model_of_device_name(std::string_view name) {
+  const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
+  // A whole word: "H20" in "NVIDIA H20", not in "NVIDIA H200"; "L4" not in "L40S".
+  const auto word = [&](std::string_view s) {
+    for (std::size_t at = name.find(s); at != std::string_view::npos; at = name.find(s, at + 1)) {
+      const std::size_t end = at + s.size();
+      const bool starts = at == 0 || name[at - 1] == ' ' || name[at - 1] == '-';
+      const bool ends = end == name.size() || name[end] == ' ' || name[end] == '-';
+      if (starts && ends) return true;
+    }
+    return false;
+  };
+  const bool pcie = has("PCIe") || has("PCIE");
+  // Boards collsim does not describe: the NVL parts (PCIe cards bridged by NVLink) and the
+  // export parts' PCIe cards.
+  if (has(" NVL") && !has("NVLink")) return "";
+  if (has("GB300")) return "GB300";
+  if (has("B300")) return "B300";
+  if (has("GB200")) return "GB200";
+  if (has("B200")) return "B200";
+  if (has("H200")) return "H200";
+  if (word("H20")) return "H20";
+  if (has("H800")) return pcie ? "" : "H800";
+  if (has("H100")) return pcie ? "H100-PCIe" : "H100-SXM";
+  if (has("A800")) return has("SXM") ? "A800-SXM" : "";
+  if (has("A100")) return pcie ? "A100-PCIe" : has("SXM") ? "A100-SXM" : "";
+  if (has("L40S")) return "L40S";
+  if (word("L4")) return "L4";
+  if (has("RTX 4090")) return "RTX4090";
+  if (has("RTX 2080 Ti")) return "RTX2080Ti";
+  if (has("V100")) return pcie ? "V100-PCIe" : has("SXM2") ? "V100-SXM2" : "";
+  return "";
+}
+
 }  // namespace collsim

@@ -54,6 +54,25 @@ TEST(ValidateCli, AnInfoLogsChannelCountsAreWhatRan) {
   EXPECT_EQ(row(a100.out).at("channels"), 8);
 }
 
+// A log whose device lines name another GPU than the cluster's is still predicted, on the
+// cluster's GPUs, and stderr says so: an 8x A100 table against dgx-h100, then against dgx-a100.
+TEST(ValidateCli, ALogOfOtherGpusIsSaid) {
+  const std::string file = kData + "a100x8_1node_allreduce_oci-bm-gpu4.8_ocitutorials.txt";
+  const auto other =
+      run_collsim("validate dgx-h100 --default-costs --max-bytes 64 --measurements " + file);
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_NE(other.err.find("collsim: warning: " + file +
+                           ": its devices are \"NVIDIA A100-SXM4-40GB\" (A100-SXM in collsim's "
+                           "catalogue), dgx-h100's GPUs are H100-SXM: its rows are predicted on "
+                           "dgx-h100\n"),
+            std::string::npos)
+      << other.err;
+  const auto same =
+      run_collsim("validate dgx-a100 --default-costs --max-bytes 64 --measurements " + file);
+  ASSERT_EQ(same.status, 0) << same.err;
+  EXPECT_EQ(same.err.find("its devices are"), std::string::npos) << same.err;
+}
+
 TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
   // The forced-Ring table with its environment ("# env:", mpirun's -x) left out: NCCL's own
   // choice and channels are simulated, unless --env says what the log would have.

@@ -64,5 +64,34 @@ TEST(GpuModels, AConfigGetsItsModelsNvlink) {
   }
 }
 
+// Device names as NVML and nccl-tests' "# Using devices" lines print them.
+TEST(GpuModels, DeviceNamesNameTheirModel) {
+  const std::pair<const char*, const char*> kNames[] = {
+      {"NVIDIA H100 80GB HBM3", "H100-SXM"},
+      {"NVIDIA H100 PCIe", "H100-PCIe"},
+      {"NVIDIA H100 NVL", ""},  // two PCIe cards bridged by NVLink: not in the catalogue
+      {"NVIDIA H200", "H200"},
+      {"NVIDIA H20", "H20"},
+      {"NVIDIA H800 80GB HBM3", "H800"},
+      {"NVIDIA H800 PCIe", ""},
+      {"NVIDIA A100-SXM4-80GB", "A100-SXM"},
+      {"A100-SXM4-40GB", "A100-SXM"},  // nccl-tests before 2.13 printed no "NVIDIA"
+      {"NVIDIA A100-PCIE-40GB", "A100-PCIe"},
+      {"NVIDIA A100 80GB PCIe", "A100-PCIe"},
+      {"NVIDIA A800-SXM4-80GB", "A800-SXM"},
+      {"NVIDIA L40S", "L40S"},
+      {"NVIDIA L4", "L4"},
+      {"NVIDIA B200", "B200"},
+      {"NVIDIA GB200", "GB200"},
+      {"NVIDIA GB300", "GB300"},
+      {"Tesla V100-SXM2-32GB", "V100-SXM2"},
+      {"Tesla V100-PCIE-16GB", "V100-PCIe"},
+      {"NVIDIA GeForce RTX 4090", "RTX4090"},
+      {"NVIDIA GeForce RTX 2080 Ti", "RTX2080Ti"},
+      {"MetaX C500", ""},
+  };
+  for (const auto& [name, model] : kNames) EXPECT_EQ(gpu_model_of_device_name(name), model) << name;
+}
+
 }  // namespace
 }  // namespace collsim
