@@ -120,7 +120,6 @@ void run_calibrate(const CalibrateArgs& a) {
   const std::vector<OtherCluster> others = read_also(a);
   std::vector<ClusterMeasurements> clusters = {{&topo, read_measurement_args(a.measurements)}};
   for (const OtherCluster& c : others) clusters.push_back({&c.topo, c.files});
-  for (const ClusterMeasurements& c : clusters) warn_about_other_gpus(*c.topo, c.files);
   CalibrateOptions o;
   o.fixed = a.fixed;
   o.cross_check = a.cross_check;
@@ -135,6 +134,8 @@ void run_calibrate(const CalibrateArgs& a) {
   }
   Progress progress("calibrate", simulated_events_status());
   const Calibration cal = calibrate(clusters, o);
+  // After the fit, so that a request it refuses stays one line on stderr.
+  for (const ClusterMeasurements& c : clusters) warn_about_other_gpus(*c.topo, c.files);
   progress.done();
 
   std::ofstream out(a.output);

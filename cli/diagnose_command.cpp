@@ -380,9 +380,9 @@ void print(const DiagnoseArgs& a, const Topology& topo, const Diagnosis& d, cons
 void run_diagnose(const DiagnoseArgs& a) {
   const Topology topo = load_cluster(a.config, a.nodes, a.cost_files);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
-  warn_about_other_gpus(topo, files);
   std::size_t available = 0;
   Evaluator ev(a, pick_samples(topo, files, a.rows, available));
+  warn_about_other_gpus(topo, files);  // after the rows are known to fit: an error stays one line
   const std::vector<FaultClass> classes = fault_classes(topo);
   Progress progress("diagnose", simulated_events_status());
   const Diagnosis d = diagnose(a, ev, classes, available);

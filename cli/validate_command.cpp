@@ -194,11 +194,11 @@ class ValidateOutput {
 void run_validate(const ValidateArgs& a) {
   const Topology topo = load_cluster(a.config, a.nodes, a.cost_files, a.default_costs);
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
-  warn_about_other_gpus(topo, files);
   CostParams costs = cost_params(topo);
   costs.line_forwarding = a.line_forwarding;
   const Model model = parse_model(a.model);
   ValidationPlan plan = plan_validation(topo, files);
+  if (!plan.rows.empty()) warn_about_other_gpus(topo, files);  // an error stays one line
   const std::size_t n = plan.rows.size();
   ValidateOutput output(a, files);
   Progress progress("validate", n, "rows");
