@@ -170,7 +170,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
           comm.nvls_channels = nvls_channels(m);
           comm.nvls_chunks = {m.input().nvls_chunk, m.input().nvls_tree_max_chunk,
                               m.input().nvls_across_max_chunk};
-          comm.p2p = nccl_p2p_shape(topo, r.comm, r.channels);
+          comm.p2p = nccl_p2p_shape(topo, r.comm, r.channels, release);
           comm.release = release;
           if (const auto& ring = m.input().ring) {
             comm.ring_simple_threads = nccl_ring_simple_threads(ring->bw_intra, ring->channels);

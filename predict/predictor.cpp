@@ -32,7 +32,7 @@ Predictor::Predictor(PredictSetup setup) : s_(std::move(setup)) {
       comm_.ring_simple_threads = nccl_ring_simple_threads(in.ring->bw_intra, in.ring->channels);
     }
     if (is_nccl_p2p(s_.request.collective)) {
-      comm_.p2p = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels);
+      comm_.p2p = nccl_p2p_shape(s_.topo, s_.request.comm, s_.request.channels, s_.release);
     }
   }
 }

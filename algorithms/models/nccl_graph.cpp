@@ -261,7 +261,7 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
   if (v.at_least(18) && arch && in.nodes > 1 && ring.bw_intra > 45.0 && room) {
     in.runtime_channels *= 2;
   }
-  in.p2p_per_peer = nccl_p2p_shape(topo, comm, in.runtime_channels).per_peer;
+  in.p2p_per_peer = nccl_p2p_shape(topo, comm, in.runtime_channels, v).per_peer;
 
   // The network plugin: NICs that do not deliver 128-byte blocks in order leave NCCL Simple
   // only (aws-ofi-nccl sets NCCL_PROTO=simple for the process, Topology::in_order), and from

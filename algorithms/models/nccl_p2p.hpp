@@ -2,9 +2,11 @@
 // gather and scatter: groups of ncclSend/ncclRecv on NCCL's p2p kernel), from NCCL 2.22 on
 // (src/graph/paths.cc ncclTopoComputeP2pChannels, src/enqueue.cc scheduleP2pTasksToPlan and
 // calcP2pChannelCount; docs/nccl-model.md §2.4):
-//  - the communicator has p2pnChannels = pow2Up(min(nChannels, 64)) p2p channels;
+//  - the communicator has p2pnChannels = pow2Up(min(nChannels, MAXCHANNELS)) p2p channels;
 //  - a peer may use p2pnChannelsPerPeer = pow2Up(min over peer pairs of 2 x the NVLinks between
-//    them, 2 for a PCIe peer, 2 for a network peer), at most p2pnChannels;
+//    them, 2 for a PCIe peer, the release's count for a network peer: 2 until 2.20, the GPU's
+//    local NICs or 2 halved with the ranks from 2.21, one per 14 GB/s of its NICs from 2.29),
+//    at most p2pnChannels, and from 2.29 across nodes halved until every peer fits one round;
 //  - one send of b bytes starts on nChannelsMin = per-peer halved while nChannelsMin x ranks >
 //    p2pnChannels, and doubles (up to the per-peer count) while its parts exceed 32 p2p chunks
 //    (16 MiB on one node, NCCL_P2P_NVL_CHUNKSIZE 512 KiB); parts are at least 64 KiB, so a small
@@ -21,6 +23,7 @@
 #include "algorithms/ir/communicator.hpp"
 #include "algorithms/ir/request.hpp"
 #include "algorithms/ir/types.hpp"
+#include "algorithms/models/nccl_release.hpp"
 
 namespace collsim {
 
@@ -31,8 +34,10 @@ struct NcclP2p {
   int per_peer = 1;  // p2pnChannelsPerPeer
 };
 
-// The communicator's p2p channels, `comm_channels` being its comm->nChannels.
-NcclP2p nccl_p2p_shape(const Topology& topo, const Communicator& comm, int comm_channels);
+// The communicator's p2p channels, `comm_channels` being its comm->nChannels, as `release`
+// sets them (what a network peer gets changed in 2.21 and 2.29).
+NcclP2p nccl_p2p_shape(const Topology& topo, const Communicator& comm, int comm_channels,
+                       NcclRelease release = kNewestNccl);
 
 // The channels one p2p collective of `bytes` (nccl-tests' size) keeps busy: each peer's send gets
 // NCCL's split of its share, and the peers a rank talks to at once (one for SendRecv, every rank

@@ -6,6 +6,7 @@
 
 #include "algorithms/ir/communicator.hpp"
 #include "algorithms/models/nccl_channels.hpp"
+#include "algorithms/models/nccl_release.hpp"
 #include "topology/loader.hpp"
 
 namespace collsim {
@@ -47,15 +48,34 @@ TEST(NcclP2p, AllToAllKeepsEveryP2pChannelBusy) {
   EXPECT_EQ(nccl_p2p_launched_channels(Collective::kAllToAll, p2p, comm, 512 << 10), 8);
 }
 
-// Across nodes every rank has network peers, 2 channels each (NCCL_NCHANNELS_PER_NET_PEER), and
-// the per-peer count is the least over all peers.
-TEST(NcclP2p, NetworkPeersBoundEveryPeerToTwoChannels) {
+// Across nodes every rank has network peers and the per-peer count is the least over all peers.
+// What a network peer gets changed (src/graph/paths.cc ncclTopoGetNchannels and
+// ncclTopoComputeP2pChannels): 2 until 2.20 (NCCL_NCHANNELS_PER_NET_PEER); from 2.21 2, halved
+// while 2 x the ranks pass 4 x the p2p channels, or the GPU's local NICs if more; from 2.29 one
+// per 14 GB/s of its NICs (a 400 Gb/s NIC, 50 GB/s: 4), halved until every peer fits one round
+// of 8-peer batches.
+TEST(NcclP2p, NetworkPeersGetWhatTheReleaseGives) {
   const Topology topo = load_topology("h100-2node-ib");
   const Communicator comm = Communicator::from_topology(topo);
-  const NcclP2p p2p = nccl_p2p_shape(topo, comm, 32);
-  EXPECT_EQ(p2p.channels, 32);
-  EXPECT_EQ(p2p.per_peer, 2);
-  EXPECT_EQ(nccl_p2p_launched_channels(Collective::kSendRecv, p2p, comm, 1024 * kMiB), 2);
+  const auto per_peer = [&](const Topology& t, const Communicator& c, const char* release) {
+    return nccl_p2p_shape(t, c, 32, parse_nccl_release(release)).per_peer;
+  };
+  EXPECT_EQ(nccl_p2p_shape(topo, comm, 32, parse_nccl_release("2.20.3")).channels, 32);
+  EXPECT_EQ(per_peer(topo, comm, "2.20.3"), 2);
+  EXPECT_EQ(per_peer(topo, comm, "2.22.3"), 2);
+  EXPECT_EQ(per_peer(topo, comm, "2.30.7"), 4);
+  const NcclP2p p2p = nccl_p2p_shape(topo, comm, 32, parse_nccl_release("2.30.7"));
+  EXPECT_EQ(nccl_p2p_launched_channels(Collective::kSendRecv, p2p, comm, 1024 * kMiB), 4);
+  // 128 ranks on 32 p2p channels: 2.22 halves to 1 (2 x 128 > 4 x 32), 2.30 to 2 (16 batches).
+  const Topology big = load_topology("h100-16node-ib", {.nodes = 16});
+  const Communicator many = Communicator::from_topology(big);
+  EXPECT_EQ(per_peer(big, many, "2.20.3"), 2);
+  EXPECT_EQ(per_peer(big, many, "2.22.3"), 1);
+  EXPECT_EQ(per_peer(big, many, "2.30.7"), 2);
+  // 16 x 100 Gb/s for 8 A100s: each GPU takes its two NICs (2 x 12.5 GB/s reach its Gen4 x16
+  // path's 24 GB/s), 25 GB/s, so 2 from 2.29 where a 400 Gb/s NIC gives 4.
+  const Topology roce = load_topology("a100-2node-roce");
+  EXPECT_EQ(per_peer(roce, Communicator::from_topology(roce), "2.30.7"), 2);
 }
 
 // A multi-node NVLink domain (GB200 NVL72's trays) has NVLink peers across its trays: 18 NVLink5
