@@ -22,24 +22,29 @@ int pow2_up(int v) {
   return p;
 }
 
-// NCCL's local network devices of a GPU (`src/graph/topo.cc` ncclTopoGetLocalNetCountByBw): the
-// NICs its channels take in turn (Topology::nics_of), counted until their bandwidth reaches the
-// GPU's own path to its CPU, which NCCL rates at width x GT/s / 80 (our PCIe links carry the
-// 128b/130b payload rate, 105 / 80 of it); a GPU on C2C is not held back.
+// NCCL's local network devices of a GPU (`src/graph/topo.cc` getLocalNetCountByBw, from 2.29
+// ncclTopoGetLocalNetCountByBw): the NICs its channels take in turn (Topology::nics_of), counted
+// until their bandwidth reaches the GPU's bandwidth to its CPU, which NCCL rates at width x GT/s
+// / 80 (our PCIe links carry the 128b/130b payload rate, 105 / 80 of it); a GPU on C2C is not
+// held back. Until 2.28 that bandwidth is the GPU's own link to a CPU, none behind a PCIe switch
+// (so no NIC counts there); from 2.29 its path to the CPU, whose first link we take.
 struct LocalNets {
   int count = 0;
   double gbps = 0;  // GB/s, their sum
 };
 
-LocalNets local_nets(const Topology& topo, DeviceId gpu) {
+LocalNets local_nets(const Topology& topo, DeviceId gpu, NcclRelease v) {
   double gpu_gbps = 0;
   for (LinkId l : topo.out_links(gpu)) {
     const Link& link = topo.link(l);
-    if (link.kind == LinkKind::kPcie)
+    const bool to_cpu = topo.device(link.dst).kind == DeviceKind::kCpu;
+    if (link.kind == LinkKind::kPcie && (to_cpu || v.at_least(29))) {
       gpu_gbps = std::max(gpu_gbps, link.bandwidth.gbyte_per_second() * 80.0 / 105.0);
+    }
     if (link.kind == LinkKind::kC2c) gpu_gbps = std::numeric_limits<double>::infinity();
   }
   LocalNets n;
+  if (gpu_gbps <= 0) return n;
   for (DeviceId nic : topo.nics_of(gpu)) {
     for (LinkId l : topo.out_links(nic)) {
       if (is_network(topo.link(l).kind)) {
@@ -48,7 +53,7 @@ LocalNets local_nets(const Topology& topo, DeviceId gpu) {
       }
     }
     ++n.count;
-    if (gpu_gbps > 0 && n.gbps >= gpu_gbps) break;
+    if (n.gbps >= gpu_gbps) break;
   }
   return n;
 }
@@ -59,7 +64,7 @@ LocalNets local_nets(const Topology& topo, DeviceId gpu) {
 // one per 14 GB/s of their bandwidth if more.
 int net_peer_channels(const Topology& topo, int gpu, int ranks, int p2p_channels, NcclRelease v) {
   if (!v.at_least(21)) return 2;
-  const LocalNets nets = local_nets(topo, topo.gpu_of(Rank{gpu}));
+  const LocalNets nets = local_nets(topo, topo.gpu_of(Rank{gpu}), v);
   if (v.at_least(29)) {
     if (nets.count == 0) return 2;
     return std::max(nets.count,
@@ -105,6 +110,7 @@ NcclP2p nccl_p2p_shape(const Topology& topo, const Communicator& comm, int comm_
   }
   for (int a : local) {
     for (int b : local) {
+      // Node 0's own pairs never cross the network: the network count does not apply.
       if (a != b) least = std::min(least, peer_channels(topo, comm.gpu(a), comm.gpu(b), 2));
     }
   }
