@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/models/nccl_release.hpp"
 #include "cli/collective_args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_rows.hpp"
@@ -88,6 +89,17 @@ void run_predict(const PredictArgs& a) {
   progress.done();
   const Request r = ev.request(ch.candidate, p.request.count);  // as simulated: its channels
   const ResultRow row = make_row(r, ch.candidate, ch.eval.time);
+  // --channels past NCCL's MAXCHANNELS: simulated as asked, and said to be a what-if.
+  std::string note = ch.note;
+  const NcclRelease release = nccl_release(a.model);
+  const int most = nccl_max_channels(release);
+  if (!p.nccl_channels && p.request.channels > most) {
+    if (!note.empty()) note += "; ";
+    note += fmt::format(
+        "--channels {}: NCCL {} runs at most {} (its MAXCHANNELS), so this is a what-if NCCL "
+        "cannot run",
+        p.request.channels, to_string(release), most);
+  }
   if (a.format == "csv") {
     std::cout << csv_header() << "\n" << csv_line(row) << "\n";
     return;
@@ -95,6 +107,7 @@ void run_predict(const PredictArgs& a) {
   if (a.format == "json") {
     nlohmann::ordered_json j = to_json(row);
     add_choice_keys(j, ch);
+    if (!note.empty()) j["note"] = note;
     if (!r.split.empty()) {
       nlohmann::ordered_json parts = nlohmann::ordered_json::array();
       for (const auto& [n, bytes] : split_parts(r))
@@ -125,7 +138,7 @@ void run_predict(const PredictArgs& a) {
   fmt::print("algorithm   {}, protocol {}{}, {}{}\n", ch.candidate.algorithm,
              to_string(ch.candidate.protocol), chosen, counted(r.channels, "channel"),
              split_text(r));
-  if (!ch.note.empty()) fmt::print("note        {}\n", ch.note);
+  if (!note.empty()) fmt::print("note        {}\n", note);
   fmt::print("model       {}\n", model_description(ev));
   fmt::print("time        {:.3f} us\n", row.time_us);
   fmt::print("algbw       {:.2f} GB/s\n", row.algbw_GBps);

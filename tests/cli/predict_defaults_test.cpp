@@ -63,6 +63,31 @@ TEST(PredictDefaults, PointToPointAlternativesNameWhatNcclWouldNeed) {
   EXPECT_FALSE(j["faster_alternative"]["nccl_can_run"].get<bool>());
 }
 
+// --channels past NCCL's MAXCHANNELS (64 from 2.25, 32 before) is simulated as asked, and the
+// output says NCCL cannot run it; within it nothing is said.
+TEST(PredictDefaults, ChannelsPastMaxchannelsAreAWhatIf) {
+  const CommandResult over =
+      run_collsim("predict dgx-h100 --op allreduce --bytes 1G --channels 128");
+  ASSERT_EQ(over.status, 0) << over.err;
+  EXPECT_NE(over.out.find(", 128 channels\n"), std::string::npos) << over.out;
+  EXPECT_NE(over.out.find("note        --channels 128: NCCL 2.30 runs at most 64 (its "
+                          "MAXCHANNELS), so this is a what-if NCCL cannot run\n"),
+            std::string::npos)
+      << over.out;
+  const CommandResult old = run_collsim(
+      "predict dgx-h100 --op allreduce --bytes 1G --channels 40 --nccl-version 2.22.3 --format "
+      "json");
+  ASSERT_EQ(old.status, 0) << old.err;
+  EXPECT_EQ(nlohmann::json::parse(old.out).at("note").get<std::string>().find(
+                "--channels 40: NCCL 2.22.3 runs at most 32"),
+            0u)
+      << old.out;
+  const CommandResult within =
+      run_collsim("predict dgx-h100 --op allreduce --bytes 1G --channels 64");
+  ASSERT_EQ(within.status, 0) << within.err;
+  EXPECT_EQ(within.out.find("MAXCHANNELS"), std::string::npos) << within.out;
+}
+
 TEST(PredictDefaults, NoAlternativeWhenNcclsPickIsTheFastest) {
   // 1 GiB on one DGX: NCCL's ring with Simple is what the model finds fastest too.
   const CommandResult r = run_collsim("predict dgx-h100 --op allreduce --bytes 1G --algo ring");
