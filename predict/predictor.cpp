@@ -328,11 +328,7 @@ std::optional<Choice> Predictor::alternative(
   } else if (alt.candidate.algorithm == "direct" && is_nccl_p2p(s_.request.collective)) {
     // `direct` is NCCL's own point-to-point kernel here; what NCCL decides is the protocol.
     const Request& r = s_.request;
-    const std::uint64_t bytes = size_of(count);
-    const std::uint64_t per_peer =
-        r.collective == Collective::kSendRecv
-            ? bytes
-            : bytes / static_cast<std::uint64_t>(std::max(1, r.comm.size()));
+    const std::uint64_t per_peer = nccl_p2p_peer_bytes(r.collective, size_of(count), r.comm.size());
     how = p2p_protocol_verdict(alt.candidate.protocol, chosen.candidate.protocol, per_peer,
                                r.comm.node_count() > 1, &alt.nccl_can_run);
   } else if (nccl) {

@@ -132,10 +132,8 @@ NcclModelInput nccl_model_input(const Topology& topo, const Communicator& comm, 
     if (link.kind == LinkKind::kPcie) pcie_bw = std::max(pcie_bw, link.bandwidth);
     if (link.kind == LinkKind::kC2c) in.cpu_x86 = false;  // a Grace CPU: Arm
   }
-  // NCCL rates PCIe at width x GT/s / 80 (Gen5 x16: 48 GB/s); our links carry the 128b/130b
-  // payload rate (63 GB/s): the ratio is 80/105 for every generation.
-  const double capacity = nvlink ? model.nvlinks * nccl_nvlink_bw(in.sm)
-                                 : pcie_bw.gbyte_per_second() * 80.0 / 105.0;
+  const double capacity =
+      nvlink ? model.nvlinks * nccl_nvlink_bw(in.sm) : nccl_pcie_gbps(pcie_bw.gbyte_per_second());
   // LL128 only inside NVLink nodes, and only on the architectures NCCL lists
   // (`src/graph/tuning.cc`): compute capability 7.0 and 8.0, 9.0 from 2.15, 10.0 and 12.0 from
   // 2.25, every one from 7.0 on since 2.27 (so not B300's 10.3 before it).

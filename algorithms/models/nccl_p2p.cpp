@@ -24,10 +24,10 @@ int pow2_up(int v) {
 
 // NCCL's local network devices of a GPU (`src/graph/topo.cc` getLocalNetCountByBw, from 2.29
 // ncclTopoGetLocalNetCountByBw): the NICs its channels take in turn (Topology::nics_of), counted
-// until their bandwidth reaches the GPU's bandwidth to its CPU, which NCCL rates at width x GT/s
-// / 80 (our PCIe links carry the 128b/130b payload rate, 105 / 80 of it); a GPU on C2C is not
-// held back. Until 2.28 that bandwidth is the GPU's own link to a CPU, none behind a PCIe switch
-// (so no NIC counts there); from 2.29 its path to the CPU, whose first link we take.
+// until their bandwidth reaches the GPU's bandwidth to its CPU as NCCL rates it (nccl_pcie_gbps);
+// a GPU on C2C is not held back. Until 2.28 that bandwidth is the GPU's own link to a CPU, none
+// behind a PCIe switch (so no NIC counts there); from 2.29 its path to the CPU, whose first link we
+// take.
 struct LocalNets {
   int count = 0;
   double gbps = 0;  // GB/s, their sum
@@ -39,7 +39,7 @@ LocalNets local_nets(const Topology& topo, DeviceId gpu, NcclRelease v) {
     const Link& link = topo.link(l);
     const bool to_cpu = topo.device(link.dst).kind == DeviceKind::kCpu;
     if (link.kind == LinkKind::kPcie && (to_cpu || v.at_least(29))) {
-      gpu_gbps = std::max(gpu_gbps, link.bandwidth.gbyte_per_second() * 80.0 / 105.0);
+      gpu_gbps = std::max(gpu_gbps, nccl_pcie_gbps(link.bandwidth.gbyte_per_second()));
     }
     if (link.kind == LinkKind::kC2c) gpu_gbps = std::numeric_limits<double>::infinity();
   }
@@ -128,7 +128,7 @@ int nccl_p2p_launched_channels(Collective c, const NcclP2p& p2p, const Communica
                                std::uint64_t bytes) {
   const int ranks = std::max(1, comm.size());
   const bool send_recv = c == Collective::kSendRecv;
-  const std::uint64_t peer_bytes = send_recv ? bytes : bytes / static_cast<std::uint64_t>(ranks);
+  const std::uint64_t peer_bytes = nccl_p2p_peer_bytes(c, bytes, ranks);
   int first = p2p.per_peer;
   while (first > 1 && first * ranks > p2p.channels) first /= 2;
   const std::uint64_t max_part = 32 * (comm.node_count() > 1 ? kNetChunk : kNvlChunk);

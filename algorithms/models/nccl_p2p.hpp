@@ -18,6 +18,7 @@
 //   int ch = nccl_p2p_launched_channels(Collective::kSendRecv, p2p, comm, 64 << 20);   // 4
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "algorithms/ir/communicator.hpp"
@@ -38,6 +39,13 @@ struct NcclP2p {
 // sets them (what a network peer gets changed in 2.21 and 2.29).
 NcclP2p nccl_p2p_shape(const Topology& topo, const Communicator& comm, int comm_channels,
                        NcclRelease release = kNewestNccl);
+
+// What one rank sends one peer in a p2p collective of `bytes` (nccl-tests' size): all of it for
+// SendRecv, a 1/ranks block otherwise.
+inline std::uint64_t nccl_p2p_peer_bytes(Collective c, std::uint64_t bytes, int ranks) {
+  return c == Collective::kSendRecv ? bytes
+                                    : bytes / static_cast<std::uint64_t>(std::max(1, ranks));
+}
 
 // The channels one p2p collective of `bytes` (nccl-tests' size) keeps busy: each peer's send gets
 // NCCL's split of its share, and the peers a rank talks to at once (one for SendRecv, every rank

@@ -29,6 +29,10 @@ struct NcclRelease {
 // maxChannels = MAXCHANNELS/2).
 inline int nccl_max_channels(NcclRelease v) { return v.at_least(25) ? 64 : 32; }
 
+// NCCL's rating of a PCIe link, width x GT/s / 80 (`src/graph/topo.cc`; Gen5 x16: 48 GB/s),
+// from the 128b/130b payload rate our links carry (63 GB/s): 80/105 of it in every generation.
+inline double nccl_pcie_gbps(double payload_gbps) { return payload_gbps * 80.0 / 105.0; }
+
 // The newest release collsim models (the constants of docs/nccl-model.md §1.4, HEAD = 2.30.7).
 inline constexpr NcclRelease kNewestNccl{30, 7};
 

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "algorithms/generators/registry.hpp"
+#include "algorithms/models/nccl_p2p.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -195,8 +196,7 @@ Selection select_nccl(const NcclModel& m, Collective c, std::uint64_t bytes,
     // (src/enqueue.cc): before 2.29 the most a peer may use, p2pnChannelsPerPeer; from 2.29 the
     // ones this send is split over, one per 64 KiB part, so that no send beyond 16 KiB stays LL.
     const NcclModelInput& in = m.input();
-    const int ranks = std::max(1, in.ranks);
-    const std::uint64_t per_peer = c == Collective::kSendRecv ? bytes : bytes / ranks;
+    const std::uint64_t per_peer = nccl_p2p_peer_bytes(c, bytes, in.ranks);
     constexpr std::uint64_t kP2pLlThreshold = 16384;
     const std::uint64_t ll_most =
         in.release.at_least(29)
