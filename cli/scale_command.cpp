@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <memory>
@@ -21,10 +22,10 @@
 #include <optional>
 
 #include "cli/collective_args.hpp"
-#include "cli/interrupt.hpp"
-#include "cli/json_stream.hpp"
 #include "cli/commands.hpp"
 #include "cli/distribute.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/json_stream.hpp"
 #include "cli/nccl_tests_table.hpp"
 #include "cli/output_rows.hpp"
 #include "cli/plot.hpp"
@@ -113,7 +114,6 @@ struct ScaleRow {
 
 struct Scaling {
   std::vector<Candidate> candidates;  // every allowed candidate (the same at each node count)
-  std::vector<std::size_t> columns;   // the table's: those costed at the first node count
   std::vector<ScaleRow> rows;         // the node counts done, in order
   std::string cluster, model;
   Collective collective = Collective::kAllReduce;
@@ -185,22 +185,6 @@ ScaleRow scale_row(const ScaleArgs& a, int nodes, Scaling& s) {
   return row;
 }
 
-// Candidates costed at some node count done but not at the first: they have no column in the
-// table (its columns are fixed when its first row is printed), so a line below it names them.
-std::vector<std::string> without_column(const Scaling& s) {
-  std::vector<std::string> out;
-  for (std::size_t j = 0; j < s.candidates.size(); ++j) {
-    if (std::find(s.columns.begin(), s.columns.end(), j) != s.columns.end()) continue;
-    for (const ScaleRow& r : s.rows) {
-      if (r.rows[j]) {
-        out.push_back(fmt::format("{} (from {} nodes)", to_string(s.candidates[j]), r.nodes));
-        break;
-      }
-    }
-  }
-  return out;
-}
-
 // "ring/ll: 1-4 nodes; dbtree/ll: 16-4096 nodes".
 std::string best_ranges(const Scaling& s) {
   std::string out;
@@ -235,14 +219,17 @@ std::vector<std::string> crossovers(const Scaling& s) {
   return out;
 }
 
-std::size_t name_width(const Scaling& s) {
+// The table's columns: candidates by index (the order of Scaling::candidates).
+using Columns = std::vector<std::size_t>;
+
+std::size_t name_width(const Scaling& s, const Columns& columns) {
   std::size_t width = 4;
   for (const ScaleRow& r : s.rows) width = std::max(width, to_string(s.candidates[r.best]).size());
-  for (std::size_t k : s.columns) width = std::max(width, to_string(s.candidates[k]).size());
+  for (std::size_t k : columns) width = std::max(width, to_string(s.candidates[k]).size());
   return width;
 }
 
-void print_table_header(const Scaling& s, const std::vector<int>& counts) {
+void print_table_preamble(const Scaling& s, const std::vector<int>& counts) {
   fmt::print("# collsim scale: {} of {} ({}) on {}, {} to {} nodes\n", to_string(s.collective),
              human_bytes(s.bytes), to_string(s.dtype), s.cluster, counts.front(), counts.back());
   fmt::print("# model: {}\n", s.model);
@@ -250,26 +237,31 @@ void print_table_header(const Scaling& s, const std::vector<int>& counts) {
       "# time (us) per algorithm and protocol; * = the fastest at that node count; - = the "
       "model cannot cost it; busbw (GB/s) of the fastest; NCCL picks = NCCL's tuning model ({})\n",
       s.nccl_version);
+}
+
+void print_column_header(const Scaling& s, const Columns& columns) {
   std::string head1 = fmt::format("{:>7} {:>8}", "", "");
   std::string head2 = fmt::format("{:>7} {:>8}", "nodes", "ranks");
-  for (std::size_t k : s.columns) {
+  for (std::size_t k : columns) {
     head1 += fmt::format("  {:>7} ", s.candidates[k].algorithm);
     head2 += fmt::format("  {:>7} ", to_string(s.candidates[k].protocol));
   }
-  head2 += fmt::format("  {:<{}}  {:>7}  {}", "best", name_width(s), "busbw", "NCCL picks");
+  head2 +=
+      fmt::format("  {:<{}}  {:>7}  {}", "best", name_width(s, columns), "busbw", "NCCL picks");
   fmt::print("{}\n{}\n", head1, head2);
 }
 
-void print_table_row(const Scaling& s, const ScaleRow& r) {
+void print_table_row(const Scaling& s, const Columns& columns, const ScaleRow& r) {
   const ResultRow& b = *r.rows[r.best];
   std::string line = fmt::format("{:>7} {:>8}", r.nodes, b.ranks);
-  for (std::size_t k : s.columns) {
+  for (std::size_t k : columns) {
     const auto& o = r.rows[k];
     line += o ? fmt::format("  {}{}", nccl_tests_time(o->time_us), k == r.best ? "*" : " ")
               : fmt::format("  {:>7} ", "-");
   }
-  line += fmt::format("  {:<{}}  {:7.2f}  {}", to_string(s.candidates[r.best]), name_width(s),
-                      b.busbw_GBps, r.nccl_pick.empty() ? "-" : r.nccl_pick);
+  line +=
+      fmt::format("  {:<{}}  {:7.2f}  {}", to_string(s.candidates[r.best]), name_width(s, columns),
+                  b.busbw_GBps, r.nccl_pick.empty() ? "-" : r.nccl_pick);
   fmt::print("{}\n", line);
 }
 
@@ -281,11 +273,6 @@ void print_table_summary(const Scaling& s) {
   } else {
     fmt::print("crossovers:\n");
     for (const std::string& c : cross) fmt::print("  {}\n", c);
-  }
-  const auto extra = without_column(s);
-  if (!extra.empty()) {
-    fmt::print("not in the columns (costed only at larger node counts; --format csv has them): {}\n",
-               fmt::join(extra, ", "));
   }
 }
 
@@ -306,7 +293,7 @@ class ScaleOutput {
       j["nccl_version"] = s.nccl_version;
       json_.emplace(std::cout, j);
     } else {
-      print_table_header(s, counts);
+      print_table_preamble(s, counts);
     }
     std::cout.flush();
   }
@@ -327,7 +314,7 @@ class ScaleOutput {
         json_->row(row);
       }
     } else {
-      print_table_row(s_, r);
+      table_row(r);
     }
     std::cout.flush();
   }
@@ -352,9 +339,31 @@ class ScaleOutput {
   }
 
  private:
+  // The table's columns are the candidates costed at the first node count. A candidate first
+  // costed at a larger one (nvls_tree from 2 nodes, where NCCL's pick often is) opens a new
+  // header that adds its column, so every time costed is in the table while it streams.
+  void table_row(const ScaleRow& r) {
+    std::vector<std::string> added;
+    for (std::size_t k = 0; k < r.rows.size(); ++k) {
+      if (!r.rows[k] || std::find(columns_.begin(), columns_.end(), k) != columns_.end()) continue;
+      columns_.insert(std::upper_bound(columns_.begin(), columns_.end(), k), k);
+      added.push_back(to_string(s_.candidates[k]));
+    }
+    if (!added.empty()) {
+      if (headed_) {
+        fmt::print("# from {} nodes also costed: {}\n", r.nodes, fmt::join(added, ", "));
+      }
+      print_column_header(s_, columns_);
+      headed_ = true;
+    }
+    print_table_row(s_, columns_, r);
+  }
+
   const ScaleArgs& a_;
   const Scaling& s_;
   std::optional<JsonRows> json_;
+  Columns columns_;
+  bool headed_ = false;
 };
 
 void plot(const std::string& path, const Scaling& s) {
@@ -432,9 +441,6 @@ void scale_across_processes(const ScaleArgs& a, const std::vector<int>& counts,
   const Prepared first = prepare_nodes(a, counts.front());
   describe(a, first, Predictor(predict_setup(first, a.model)), s);
   for (const auto& [u, row] : all) s.rows.push_back(decode_scale_row(row));
-  for (std::size_t j = 0; j < s.candidates.size(); ++j) {
-    if (s.rows.front().rows[j]) s.columns.push_back(j);
-  }
   ScaleOutput output(a, s, counts);
   for (const ScaleRow& r : s.rows) output.row(r);
   output.end(counts.size(), "");
@@ -452,9 +458,6 @@ void run_scale(const ScaleArgs& a) {
   Scaling s;
   Progress progress("scale", counts.size(), "node counts");
   s.rows.push_back(scale_row(a, counts.front(), s));
-  for (std::size_t j = 0; j < s.candidates.size(); ++j) {
-    if (s.rows.front().rows[j]) s.columns.push_back(j);
-  }
   progress.step(fmt::format("{} nodes", counts.front()));
   ScaleOutput output(a, s, counts);
   progress.above([&] { output.row(s.rows.front()); });

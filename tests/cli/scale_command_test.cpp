@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "tests/cli/run_collsim.hpp"
@@ -116,6 +119,42 @@ TEST(ScaleCommand, TableCsvAndPlot) {
   ASSERT_EQ(p.status, 0) << p.err;
   ASSERT_TRUE(std::filesystem::exists(svg));
   EXPECT_GT(std::filesystem::file_size(svg), 1000u);
+}
+
+TEST(ScaleCommand, ACandidateFirstCostedAtMoreNodesOpensAColumn) {
+  // NVLSTree joins nodes, so it is costed from 2 nodes on: its column opens there, under a new
+  // header, while the rows stream (it used to be named only below the table).
+  const CommandResult t = run_collsim(
+      "scale h100-2node-ib --op allreduce --bytes 1M --nodes 1,2 --algo nvls,nvls_tree "
+      "--proto simple");
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = t.out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    lines.push_back(t.out.substr(at, nl - at));
+  }
+  const auto line_of = [&](std::string_view start) {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].starts_with(start)) return i;
+    }
+    ADD_FAILURE() << "no line starts with \"" << start << "\" in\n" << t.out;
+    return lines.size();
+  };
+  const std::size_t one = line_of("      1        8 "), two = line_of("      2       16 ");
+  const std::size_t opened = line_of("# from 2 nodes also costed: nvls_tree/simple");
+  ASSERT_LT(two, lines.size());
+  EXPECT_LT(one, opened);
+  EXPECT_EQ(two, opened + 3);  // the two header lines between
+  EXPECT_EQ(lines[opened + 1].find("nvls_tree"), lines[opened + 1].rfind("nvls_tree"));
+  EXPECT_NE(lines[opened + 1].find("nvls_tree"), std::string::npos) << lines[opened + 1];
+  EXPECT_EQ(lines[one].find("nvls_tree"), std::string::npos);
+  // 2 nodes: no value under nvls (one NVLink domain), NVLSTree's time under its own column.
+  std::istringstream row(lines[two]);
+  std::string nodes, ranks, nvls, nvls_tree, best;
+  row >> nodes >> ranks >> nvls >> nvls_tree >> best;
+  EXPECT_EQ(nvls, "-");
+  EXPECT_EQ(nvls_tree.back(), '*') << lines[two];
+  EXPECT_EQ(best, "nvls_tree/simple");
+  EXPECT_EQ(t.out.find("not in the columns"), std::string::npos);
 }
 
 TEST(ScaleCommand, NodeLists) {
