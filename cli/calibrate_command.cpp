@@ -135,7 +135,10 @@ void run_calibrate(const CalibrateArgs& a) {
   Progress progress("calibrate", simulated_events_status());
   const Calibration cal = calibrate(clusters, o);
   // After the fit, so that a request it refuses stays one line on stderr.
-  for (const ClusterMeasurements& c : clusters) warn_about_other_gpus(*c.topo, c.files);
+  for (const ClusterMeasurements& c : clusters) {
+    warn_about_other_gpus(*c.topo, c.files);
+    warn_about_nccl_env(*c.topo, c.files);
+  }
   progress.done();
 
   std::ofstream out(a.output);

@@ -382,7 +382,9 @@ void run_diagnose(const DiagnoseArgs& a) {
   const std::vector<MeasurementFile> files = read_measurement_args(a.measurements);
   std::size_t available = 0;
   Evaluator ev(a, pick_samples(topo, files, a.rows, available));
-  warn_about_other_gpus(topo, files);  // after the rows are known to fit: an error stays one line
+  // After the rows are known to fit: an error stays one line.
+  warn_about_other_gpus(topo, files);
+  warn_about_nccl_env(topo, files);
   const std::vector<FaultClass> classes = fault_classes(topo);
   Progress progress("diagnose", simulated_events_status());
   const Diagnosis d = diagnose(a, ev, classes, available);

@@ -1,6 +1,7 @@
 #include "cli/measurement_args.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -12,6 +13,7 @@
 #include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_release.hpp"
 #include "calibrate/calibration.hpp"
+#include "calibrate/nccl_env.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
 #include "topology/error.hpp"
@@ -58,8 +60,16 @@ std::pair<std::string, std::string> env_assignment(const std::string& item) {
     }
   } else if (key == "NCCL_NVLS_ENABLE") {
     if (value != "0" && value != "1") refuse("0 or 1");
+  } else if (key == "NCCL_COLLNET_ENABLE") {
+    if (value != "0" && value != "1") refuse("0 or 1");
+  } else if (key == "NCCL_NVLS_CHUNKSIZE" ||
+             (key == "NCCL_NVLSTREE_MAX_CHUNKSIZE" && value != "-2")) {
+    if (!nccl_env_bytes(value)) {
+      refuse(key == "NCCL_NVLS_CHUNKSIZE" ? "a size in bytes, as 131072"
+                                          : "a size in bytes, as 65536, or -2 (NCCL's default)");
+    }
   } else if (key == "NCCL_MIN_NCHANNELS" || key == "NCCL_MAX_NCHANNELS" || key == "NCCL_MIN_CTAS" ||
-             key == "NCCL_MAX_CTAS") {
+             key == "NCCL_MAX_CTAS" || key == "NCCL_NVLS_NCHANNELS") {
     int n = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (ec != std::errc() || end != value.data() + value.size() || n < 1) {
@@ -166,6 +176,38 @@ void warn_about_other_gpus(const Topology& topo, const std::vector<MeasurementFi
           "collsim: warning: {}: its devices are \"{}\" ({} in collsim's catalogue), {}'s GPUs "
           "are {}: its rows are predicted on {}\n",
           f.path, name, model, topo.name(), ours, topo.name());
+    }
+  }
+}
+
+void warn_about_nccl_env(const Topology& topo, const std::vector<MeasurementFile>& files) {
+  const int per_node = static_cast<int>(topo.gpus_of_node(0).size());
+  std::set<std::string> told;
+  for (const MeasurementFile& f : files) {
+    if (f.env.empty() || !told.insert(f.path).second) continue;
+    int ranks = f.ranks;
+    for (const MeasurementRow& row : f.rows) ranks = std::max(ranks, row.ranks);
+    NcclRelease release = kNewestNccl;
+    try {
+      if (!f.nccl_version.empty()) release = parse_nccl_release(f.nccl_version);
+    } catch (const RequestError&) {
+      // a release collsim does not know: the newest, as the rows are predicted
+    }
+    const std::vector<std::string> said =
+        unmodelled_nccl_env(f.env, f.collective, ranks > per_node, release);
+    if (!said.empty()) {
+      std::cerr << fmt::format(
+          "collsim: warning: {}: the run set {}, which collsim does not model: its rows are "
+          "predicted as NCCL runs without {}\n",
+          f.path, fmt::join(said, ", "), said.size() == 1 ? "it" : "them");
+    }
+    const auto collnet = f.env.find("NCCL_COLLNET_ENABLE");
+    if (collnet != f.env.end() && collnet->second == "1" && ranks > per_node && !topo.sharp()) {
+      std::cerr << fmt::format(
+          "collsim: warning: {}: the run set NCCL_COLLNET_ENABLE=1, but {}'s switches do not "
+          "reduce (network.sharp: false): no CollNet is predicted, as NCCL runs none without "
+          "SHARP\n",
+          f.path, topo.name());
     }
   }
 }

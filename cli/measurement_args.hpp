@@ -35,4 +35,10 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m);
 // then predicted on hardware they did not run on.
 void warn_about_other_gpus(const Topology& topo, const std::vector<MeasurementFile>& files);
 
+// On stderr, once per file: the NCCL variables its run set that change what NCCL does in a way
+// collsim does not model (NCCL_BUFFSIZE=16777216: its rows are predicted with NCCL's default), or
+// that collsim does not know (calibrate/nccl_env.hpp); and NCCL_COLLNET_ENABLE=1 on a cluster
+// whose switches do not reduce (no network.sharp), where no CollNet is predicted.
+void warn_about_nccl_env(const Topology& topo, const std::vector<MeasurementFile>& files);
+
 }  // namespace collsim

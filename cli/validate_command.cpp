@@ -198,7 +198,10 @@ void run_validate(const ValidateArgs& a) {
   costs.line_forwarding = a.line_forwarding;
   const Model model = parse_model(a.model);
   ValidationPlan plan = plan_validation(topo, files);
-  if (!plan.rows.empty()) warn_about_other_gpus(topo, files);  // an error stays one line
+  if (!plan.rows.empty()) {  // an error stays one line
+    warn_about_other_gpus(topo, files);
+    warn_about_nccl_env(topo, files);
+  }
   const std::size_t n = plan.rows.size();
   ValidateOutput output(a, files);
   Progress progress("validate", n, "rows");

@@ -102,6 +102,13 @@ TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
   ASSERT_EQ(given.status, 0) << given.err;
   ASSERT_EQ(unsaid.status, 0) << unsaid.err;
   EXPECT_EQ(predicted_us(given.out), predicted_us(said.out));
+  // Queue pairs are not modelled: said once, with the value the run had.
+  const std::string qps =
+      "collsim: warning: " + path +
+      ": the run set NCCL_IB_QPS_PER_CONNECTION=2, which collsim does not model: its rows are "
+      "predicted as NCCL runs without it\n";
+  EXPECT_NE(given.err.find(qps), std::string::npos) << given.err;
+  EXPECT_EQ(unsaid.err.find("does not model"), std::string::npos) << unsaid.err;
   EXPECT_NE(predicted_us(unsaid.out), predicted_us(said.out));
   EXPECT_NE(said.out.find("\"selection\": \"forced ALGO=Ring\""), std::string::npos);
   EXPECT_EQ(unsaid.out.find("forced ALGO=Ring"), std::string::npos);
@@ -129,7 +136,12 @@ TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
       {"NCCL_ALGO=", "expected a list such as Ring or ^Tree"},
       {"NCCL_MIN_CTAS=0", "expected a positive channel count"},
       {"NCCL_MAX_NCHANNELS=8x", "expected a positive channel count"},
-      {"NCCL_NVLS_ENABLE=yes", "expected 0 or 1"}};
+      {"NCCL_NVLS_ENABLE=yes", "expected 0 or 1"},
+      {"NCCL_COLLNET_ENABLE=2", "expected 0 or 1"},
+      {"NCCL_NVLS_NCHANNELS=0", "expected a positive channel count"},
+      {"NCCL_NVLS_CHUNKSIZE=big", "expected a size in bytes, as 131072"},
+      {"NCCL_NVLSTREE_MAX_CHUNKSIZE=-1",
+       "expected a size in bytes, as 65536, or -2 (NCCL's default)"}};
   for (const auto& [env, message] : bad_values) {
     const auto bad = run_collsim("validate h100-2node-ib --measurements " + path + " --env " + env);
     EXPECT_EQ(bad.status, 1) << env;
