@@ -6,6 +6,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/fp8.hpp"
+
 namespace collsim {
 
 std::uint16_t float_to_half(float f) {
@@ -113,17 +115,17 @@ void native(ReduceOp op, std::byte* dst, const std::byte* a, const std::byte* b,
   }
 }
 
-// 16-bit floats: computed in float, rounded on every store.
-template <float (*Load)(std::uint16_t), std::uint16_t (*Store)(float)>
+// 16- and 8-bit floats: computed in float, rounded on every store.
+template <typename Bits, float (*Load)(Bits), Bits (*Store)(float)>
 void half(ReduceOp op, std::byte* dst, const std::byte* a, const std::byte* b, std::size_t bytes,
           int divisor) {
-  each<std::uint16_t>(dst, a, b, bytes, [&](std::uint16_t x, std::uint16_t y) -> std::uint16_t {
+  each<Bits>(dst, a, b, bytes, [&](Bits x, Bits y) -> Bits {
     const float fx = Load(x), fy = Load(y);
     switch (op) {
       case ReduceOp::kSum:
         return Store(fx + fy);
       case ReduceOp::kAvg: {
-        const std::uint16_t s = Store(fx + fy);
+        const Bits s = Store(fx + fy);
         return divisor > 0 ? Store(Load(s) / static_cast<float>(divisor)) : s;
       }
       case ReduceOp::kProd:
@@ -143,9 +145,15 @@ void reduce(DataType t, ReduceOp op, std::byte* dst, const std::byte* a, const s
             std::size_t bytes, int divisor) {
   switch (t) {
     case DataType::kF16:
-      return half<half_to_float, float_to_half>(op, dst, a, b, bytes, divisor);
+      return half<std::uint16_t, half_to_float, float_to_half>(op, dst, a, b, bytes, divisor);
     case DataType::kBf16:
-      return half<bf16_to_float, float_to_bf16>(op, dst, a, b, bytes, divisor);
+      return half<std::uint16_t, bf16_to_float, float_to_bf16>(op, dst, a, b, bytes, divisor);
+    case DataType::kF8E4M3:
+      return half<std::uint8_t, fp8_to_float<Fp8::kE4M3>, float_to_fp8<Fp8::kE4M3>>(op, dst, a, b,
+                                                                                    bytes, divisor);
+    case DataType::kF8E5M2:
+      return half<std::uint8_t, fp8_to_float<Fp8::kE5M2>, float_to_fp8<Fp8::kE5M2>>(op, dst, a, b,
+                                                                                    bytes, divisor);
     case DataType::kF32:
       return native<float>(op, dst, a, b, bytes, divisor);
     case DataType::kF64:
@@ -156,6 +164,12 @@ void reduce(DataType t, ReduceOp op, std::byte* dst, const std::byte* a, const s
       return native<std::int64_t>(op, dst, a, b, bytes, divisor);
     case DataType::kU8:
       return native<std::uint8_t>(op, dst, a, b, bytes, divisor);
+    case DataType::kI8:
+      return native<std::int8_t>(op, dst, a, b, bytes, divisor);
+    case DataType::kU32:
+      return native<std::uint32_t>(op, dst, a, b, bytes, divisor);
+    case DataType::kU64:
+      return native<std::uint64_t>(op, dst, a, b, bytes, divisor);
   }
 }
 
@@ -179,6 +193,16 @@ double load_element(DataType t, const std::byte* p, std::size_t i) {
       return static_cast<double>(get(std::int64_t{}));
     case DataType::kU8:
       return get(std::uint8_t{});
+    case DataType::kI8:
+      return get(std::int8_t{});
+    case DataType::kU32:
+      return get(std::uint32_t{});
+    case DataType::kU64:
+      return static_cast<double>(get(std::uint64_t{}));
+    case DataType::kF8E4M3:
+      return fp8_to_float<Fp8::kE4M3>(get(std::uint8_t{}));
+    case DataType::kF8E5M2:
+      return fp8_to_float<Fp8::kE5M2>(get(std::uint8_t{}));
   }
   return 0;
 }
@@ -203,6 +227,16 @@ void store_element(DataType t, std::byte* p, std::size_t i, double v) {
       return put(static_cast<std::int64_t>(wrap(v)));
     case DataType::kU8:
       return put(static_cast<std::uint8_t>(wrap(v)));
+    case DataType::kI8:
+      return put(static_cast<std::int8_t>(static_cast<std::uint8_t>(wrap(v))));
+    case DataType::kU32:
+      return put(static_cast<std::uint32_t>(wrap(v)));
+    case DataType::kU64:
+      return put(wrap(v));
+    case DataType::kF8E4M3:
+      return put(float_to_fp8<Fp8::kE4M3>(static_cast<float>(v)));
+    case DataType::kF8E5M2:
+      return put(float_to_fp8<Fp8::kE5M2>(static_cast<float>(v)));
   }
 }
 
@@ -250,6 +284,21 @@ void load_elements(DataType t, const std::byte* p, std::size_t n, double* out) {
     case DataType::kU8:
       return load_as<std::uint8_t>(p, n, out,
                                    [](std::uint8_t v) { return double{static_cast<double>(v)}; });
+    case DataType::kI8:
+      return load_as<std::int8_t>(p, n, out,
+                                  [](std::int8_t v) { return double{static_cast<double>(v)}; });
+    case DataType::kU32:
+      return load_as<std::uint32_t>(p, n, out,
+                                    [](std::uint32_t v) { return double{static_cast<double>(v)}; });
+    case DataType::kU64:
+      return load_as<std::uint64_t>(p, n, out,
+                                    [](std::uint64_t v) { return static_cast<double>(v); });
+    case DataType::kF8E4M3:
+      return load_as<std::uint8_t>(
+          p, n, out, [](std::uint8_t v) { return double{fp8_to_float<Fp8::kE4M3>(v)}; });
+    case DataType::kF8E5M2:
+      return load_as<std::uint8_t>(
+          p, n, out, [](std::uint8_t v) { return double{fp8_to_float<Fp8::kE5M2>(v)}; });
   }
 }
 
@@ -275,6 +324,21 @@ void store_elements(DataType t, std::byte* p, std::size_t n, const double* in) {
     case DataType::kU8:
       return store_as<std::uint8_t>(p, n, in,
                                     [](double v) { return static_cast<std::uint8_t>(wrap64(v)); });
+    case DataType::kI8:
+      return store_as<std::int8_t>(p, n, in, [](double v) {
+        return static_cast<std::int8_t>(static_cast<std::uint8_t>(wrap64(v)));
+      });
+    case DataType::kU32:
+      return store_as<std::uint32_t>(
+          p, n, in, [](double v) { return static_cast<std::uint32_t>(wrap64(v)); });
+    case DataType::kU64:
+      return store_as<std::uint64_t>(p, n, in, [](double v) { return wrap64(v); });
+    case DataType::kF8E4M3:
+      return store_as<std::uint8_t>(
+          p, n, in, [](double v) { return float_to_fp8<Fp8::kE4M3>(static_cast<float>(v)); });
+    case DataType::kF8E5M2:
+      return store_as<std::uint8_t>(
+          p, n, in, [](double v) { return float_to_fp8<Fp8::kE5M2>(static_cast<float>(v)); });
   }
 }
 

@@ -23,13 +23,15 @@ double input_value(const ScheduleInfo& info, std::uint64_t seed, int rank, std::
   const std::uint64_t h =
       mix(seed * 0x100000001B3ULL ^ mix(static_cast<std::uint64_t>(rank) << 40 ^ i));
   const DataType t = info.dtype;
+  // Unsigned integers take no negative values: a wrapped one would not fit a double exactly.
+  const bool is_unsigned = t == DataType::kU8 || t == DataType::kU32 || t == DataType::kU64;
   if (info.redop == ReduceOp::kProd) {
-    if (t == DataType::kU8) return static_cast<double>(1 + h % 3);
+    if (is_unsigned) return static_cast<double>(1 + h % 3);
     double v = (h & 1) ? 1.0 : -1.0;
     if (rank < 8 && (h >> 8) % 4 == 0) v *= (is_floating(t) && ((h >> 16) & 1)) ? 0.5 : 2.0;
     return v;
   }
-  if (t == DataType::kU8) return static_cast<double>(h % 17);
+  if (is_unsigned) return static_cast<double>(h % 17);
   const double v = static_cast<double>(h % 17) - 8.0;
   return is_floating(t) ? v / 4.0 : v;
 }
@@ -45,6 +47,10 @@ double unit_roundoff(DataType t) {
       return std::ldexp(1.0, -24);
     case DataType::kF64:
       return std::ldexp(1.0, -53);
+    case DataType::kF8E4M3:
+      return std::ldexp(1.0, -4);
+    case DataType::kF8E5M2:
+      return std::ldexp(1.0, -3);
     default:
       return 0;
   }

@@ -273,7 +273,8 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--channels", a->channels, "channels (NCCL's nChannels)")
       ->check(positive_int())
       ->capture_default_str();
-  cmd->add_option("--dtype", a->dtype, "data type: f16 bf16 f32 f64 i32 i64 u8")
+  cmd->add_option("--dtype", a->dtype,
+                  "data type: f16 bf16 f32 f64 f8e4m3 f8e5m2 i8 u8 i32 u32 i64 u64")
       ->capture_default_str();
   cmd->add_option("--redop", a->redop, "reduction: sum prod min max avg")->capture_default_str();
   cmd->add_option("--root", a->root, "root rank (broadcast, reduce, gather, scatter)")

@@ -79,7 +79,8 @@ void add_request_options(CLI::App& cmd, RequestOptions& opts, bool with_bytes) {
                  "channels (NCCL's nChannels); default: the count NCCL would run on this cluster "
                  "(24 on dgx-h100)")
       ->check(CLI::Range(1, 1024));
-  cmd.add_option("--dtype", opts.dtype, "data type: f16 bf16 f32 f64 i32 i64 u8")
+  cmd.add_option("--dtype", opts.dtype,
+                 "data type: f16 bf16 f32 f64 f8e4m3 f8e5m2 i8 u8 i32 u32 i64 u64")
       ->capture_default_str();
   cmd.add_option("--redop", opts.redop, "reduction: sum prod min max avg")->capture_default_str();
   cmd.add_option("--root", opts.root, "root rank (broadcast, reduce, gather, scatter)")

@@ -34,19 +34,19 @@ struct TypeName {
 
 // nccl-tests' names come before collsim's, so that the first entry of a DataType is the name the
 // writer prints.
-constexpr std::array<TypeName, 19> kTypes = {{
-    {"int8", 1, std::nullopt},
+constexpr std::array<TypeName, 22> kTypes = {{
+    {"int8", 1, DataType::kI8},
     {"uint8", 1, DataType::kU8},
     {"int32", 4, DataType::kI32},
-    {"uint32", 4, std::nullopt},
+    {"uint32", 4, DataType::kU32},
     {"int64", 8, DataType::kI64},
-    {"uint64", 8, std::nullopt},
+    {"uint64", 8, DataType::kU64},
     {"half", 2, DataType::kF16},
     {"float", 4, DataType::kF32},
     {"double", 8, DataType::kF64},
     {"bfloat16", 2, DataType::kBf16},
-    {"f8e4m3", 1, std::nullopt},
-    {"f8e5m2", 1, std::nullopt},
+    {"f8e4m3", 1, DataType::kF8E4M3},
+    {"f8e5m2", 1, DataType::kF8E5M2},
     // collsim's own spellings (CSV output).
     {"f16", 2, DataType::kF16},
     {"bf16", 2, DataType::kBf16},
@@ -55,6 +55,9 @@ constexpr std::array<TypeName, 19> kTypes = {{
     {"i32", 4, DataType::kI32},
     {"i64", 8, DataType::kI64},
     {"u8", 1, DataType::kU8},
+    {"i8", 1, DataType::kI8},
+    {"u32", 4, DataType::kU32},
+    {"u64", 8, DataType::kU64},
 }};
 
 constexpr std::array<std::pair<std::string_view, ReduceOp>, kReduceOpCount> kOps = {{

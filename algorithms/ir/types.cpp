@@ -17,7 +17,7 @@ constexpr std::array<std::string_view, kCollectiveCount> kCollectiveNames = {
     "gather",    "scatter",   "alltoall",      "barrier",   "sendrecv"};
 constexpr std::array<std::string_view, kProtocolCount> kProtocolNames = {"ll", "ll128", "simple"};
 constexpr std::array<std::string_view, kDataTypeCount> kDataTypeNames = {
-    "f16", "bf16", "f32", "f64", "i32", "i64", "u8"};
+    "f16", "bf16", "f32", "f64", "i32", "i64", "u8", "i8", "u32", "u64", "f8e4m3", "f8e5m2"};
 constexpr std::array<std::string_view, kReduceOpCount> kReduceOpNames = {"sum", "prod", "min",
                                                                          "max", "avg"};
 
@@ -41,7 +41,7 @@ Enum parse_name(std::string_view text, const std::array<std::string_view, N>& na
   }
   // A few accepted aliases that are not just separator variants.
   if (what == "data type") {
-    static const std::array<std::pair<std::string_view, DataType>, 8> aliases = {{
+    static const std::array<std::pair<std::string_view, DataType>, 15> aliases = {{
         {"half", DataType::kF16},
         {"float16", DataType::kF16},
         {"bfloat16", DataType::kBf16},
@@ -50,6 +50,13 @@ Enum parse_name(std::string_view text, const std::array<std::string_view, N>& na
         {"double", DataType::kF64},
         {"int32", DataType::kI32},
         {"int64", DataType::kI64},
+        {"int8", DataType::kI8},
+        {"uint8", DataType::kU8},
+        {"uint32", DataType::kU32},
+        {"uint64", DataType::kU64},
+        {"fp8e4m3", DataType::kF8E4M3},
+        {"fp8e5m2", DataType::kF8E5M2},
+        {"char", DataType::kI8},
     }};
     for (const auto& [alias, value] : aliases) {
       if (alias == key) return static_cast<Enum>(value);
@@ -111,18 +118,24 @@ std::size_t element_size(DataType t) {
       return 2;
     case DataType::kF32:
     case DataType::kI32:
+    case DataType::kU32:
       return 4;
     case DataType::kF64:
     case DataType::kI64:
+    case DataType::kU64:
       return 8;
     case DataType::kU8:
+    case DataType::kI8:
+    case DataType::kF8E4M3:
+    case DataType::kF8E5M2:
       return 1;
   }
   return 1;
 }
 
 bool is_floating(DataType t) {
-  return t == DataType::kF16 || t == DataType::kBf16 || t == DataType::kF32 || t == DataType::kF64;
+  return t == DataType::kF16 || t == DataType::kBf16 || t == DataType::kF32 ||
+         t == DataType::kF64 || t == DataType::kF8E4M3 || t == DataType::kF8E5M2;
 }
 
 bool is_reduction(Collective c) {

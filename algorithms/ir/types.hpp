@@ -35,8 +35,9 @@ inline constexpr int kCollectiveCount = 10;
 enum class Protocol { kLL, kLL128, kSimple };
 inline constexpr int kProtocolCount = 3;
 
-enum class DataType { kF16, kBf16, kF32, kF64, kI32, kI64, kU8 };
-inline constexpr int kDataTypeCount = 7;
+// NCCL's ncclDataType_t, all twelve (src/nccl.h.in; the two 8-bit floats from 2.24).
+enum class DataType { kF16, kBf16, kF32, kF64, kI32, kI64, kU8, kI8, kU32, kU64, kF8E4M3, kF8E5M2 };
+inline constexpr int kDataTypeCount = 12;
 
 enum class ReduceOp { kSum, kProd, kMin, kMax, kAvg };
 inline constexpr int kReduceOpCount = 5;

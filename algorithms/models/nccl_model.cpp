@@ -88,7 +88,9 @@ std::string_view to_string(CpuVendor c) {
 bool nccl_nvls_reduces(ReduceOp op, DataType type) {
   switch (type) {
     case DataType::kI32:
+    case DataType::kU32:
     case DataType::kI64:
+    case DataType::kU64:
     case DataType::kF16:
     case DataType::kBf16:
       return op == ReduceOp::kSum || op == ReduceOp::kMin || op == ReduceOp::kMax;
@@ -96,6 +98,9 @@ bool nccl_nvls_reduces(ReduceOp op, DataType type) {
     case DataType::kF64:
       return op == ReduceOp::kSum;
     case DataType::kU8:
+    case DataType::kI8:
+    case DataType::kF8E4M3:
+    case DataType::kF8E5M2:
       return false;
   }
   return false;

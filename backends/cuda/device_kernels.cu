@@ -1,5 +1,5 @@
 // One kernel per data type, the reduce op a run-time argument (uniform across the grid, so the
-// branch costs nothing and the build instantiates 7 kernels, not 35). Arithmetic mirrors
+// branch costs nothing and the build instantiates 12 kernels, not 60). Arithmetic mirrors
 // backends/reduce_kernels.cpp exactly, so that a GPU run and a CPU run of the same schedule give
 // the same bytes.
 #include <cuda_bf16.h>
@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "backends/cuda/device_kernels.hpp"
+#include "backends/fp8.hpp"
 #include "topology/error.hpp"
 
 namespace collsim {
@@ -99,6 +100,34 @@ __device__ H combine_half(H x, H y, ReduceOp op, int divisor) {
   return x;
 }
 
+// 8-bit floats: the same, through backends/fp8.hpp's conversions (the CPU backend's own), on
+// their bits.
+template <Fp8 F>
+struct Fp8Bits {
+  std::uint8_t bits;
+};
+
+template <Fp8 F>
+__device__ Fp8Bits<F> combine_fp8(Fp8Bits<F> x, Fp8Bits<F> y, ReduceOp op, int divisor) {
+  const float fx = fp8_to_float<F>(x.bits), fy = fp8_to_float<F>(y.bits);
+  const auto store = [](float f) { return Fp8Bits<F>{float_to_fp8<F>(f)}; };
+  switch (op) {
+    case ReduceOp::kSum:
+      return store(fx + fy);
+    case ReduceOp::kAvg: {
+      const Fp8Bits<F> s = store(fx + fy);
+      return divisor > 0 ? store(fp8_to_float<F>(s.bits) / static_cast<float>(divisor)) : s;
+    }
+    case ReduceOp::kProd:
+      return store(fx * fy);
+    case ReduceOp::kMin:
+      return fy < fx ? y : x;
+    case ReduceOp::kMax:
+      return fx < fy ? y : x;
+  }
+  return x;
+}
+
 template <typename T>
 __global__ void reduce_kernel(T* dst, const T* a, const T* b, std::size_t n, ReduceOp op,
                               int divisor) {
@@ -107,6 +136,9 @@ __global__ void reduce_kernel(T* dst, const T* a, const T* b, std::size_t n, Red
        i += stride) {
     if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
       dst[i] = combine_half(a[i], b[i], op, divisor);
+    } else if constexpr (std::is_same_v<T, Fp8Bits<Fp8::kE4M3>> ||
+                         std::is_same_v<T, Fp8Bits<Fp8::kE5M2>>) {
+      dst[i] = combine_fp8(a[i], b[i], op, divisor);
     } else {
       dst[i] = combine(a[i], b[i], op, divisor);
     }
@@ -152,6 +184,16 @@ void launch_reduce(DataType t, ReduceOp op, void* dst, const void* a, const void
       return launch<std::int64_t>(dst, a, b, bytes, op, divisor, stream);
     case DataType::kU8:
       return launch<std::uint8_t>(dst, a, b, bytes, op, divisor, stream);
+    case DataType::kI8:
+      return launch<std::int8_t>(dst, a, b, bytes, op, divisor, stream);
+    case DataType::kU32:
+      return launch<std::uint32_t>(dst, a, b, bytes, op, divisor, stream);
+    case DataType::kU64:
+      return launch<std::uint64_t>(dst, a, b, bytes, op, divisor, stream);
+    case DataType::kF8E4M3:
+      return launch<Fp8Bits<Fp8::kE4M3>>(dst, a, b, bytes, op, divisor, stream);
+    case DataType::kF8E5M2:
+      return launch<Fp8Bits<Fp8::kE5M2>>(dst, a, b, bytes, op, divisor, stream);
   }
 }
 

@@ -36,6 +36,21 @@ ncclDataType_t nccl_type(DataType t) {
       return ncclInt64;
     case DataType::kU8:
       return ncclUint8;
+    case DataType::kI8:
+      return ncclInt8;
+    case DataType::kU32:
+      return ncclUint32;
+    case DataType::kU64:
+      return ncclUint64;
+    case DataType::kF8E4M3:
+    case DataType::kF8E5M2:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+      return t == DataType::kF8E4M3 ? ncclFloat8e4m3 : ncclFloat8e5m2;
+#else
+      throw BackendError(fmt::format(
+          "--dtype {}: this NCCL ({}.{}) has no 8-bit floats; NCCL reduces them from 2.24",
+          to_string(t), NCCL_MAJOR, NCCL_MINOR));
+#endif
   }
   return ncclFloat32;
 }

@@ -137,11 +137,13 @@ struct Flavor {
 const Flavor kFlavors[] = {{DataType::kF32, ReduceOp::kSum},  {DataType::kI32, ReduceOp::kProd},
                            {DataType::kBf16, ReduceOp::kAvg}, {DataType::kF64, ReduceOp::kMin},
                            {DataType::kU8, ReduceOp::kMax},   {DataType::kF16, ReduceOp::kSum},
-                           {DataType::kI64, ReduceOp::kAvg}};
+                           {DataType::kI64, ReduceOp::kAvg},  {DataType::kF8E4M3, ReduceOp::kSum},
+                           {DataType::kI8, ReduceOp::kProd},  {DataType::kF8E5M2, ReduceOp::kAvg},
+                           {DataType::kU32, ReduceOp::kMin},  {DataType::kU64, ReduceOp::kSum}};
 
 // Case `index` of `pair` on p ranks: the flavor, protocol and root cycle with it.
 Request request(const Pair& pair, int p, int size_index, int channels, int index) {
-  const Flavor f = kFlavors[index % 7];
+  const Flavor f = kFlavors[static_cast<std::size_t>(index) % std::size(kFlavors)];
   Request r;
   r.algorithm = pair.algorithm;
   r.collective = pair.collective;

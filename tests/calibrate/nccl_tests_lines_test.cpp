@@ -290,7 +290,13 @@ TEST(NcclTestsNames, TypesAndFactors) {
   EXPECT_FALSE(nccl_tests_type_size("float8").has_value());
   EXPECT_EQ(data_type_of("half"), DataType::kF16);
   EXPECT_EQ(data_type_of("f32"), DataType::kF32);
-  EXPECT_FALSE(data_type_of("uint32").has_value());
+  // All twelve of NCCL's types (src/nccl.h.in), under nccl-tests' names.
+  EXPECT_EQ(data_type_of("uint32"), DataType::kU32);
+  EXPECT_EQ(data_type_of("int8"), DataType::kI8);
+  EXPECT_EQ(data_type_of("uint64"), DataType::kU64);
+  EXPECT_EQ(data_type_of("f8e4m3"), DataType::kF8E4M3);
+  EXPECT_EQ(data_type_of("f8e5m2"), DataType::kF8E5M2);
+  EXPECT_FALSE(data_type_of("f4e2m1").has_value());
   EXPECT_EQ(reduce_op_of("avg"), ReduceOp::kAvg);
   EXPECT_FALSE(reduce_op_of("none").has_value());
   // docs/nccl-model.md §3.

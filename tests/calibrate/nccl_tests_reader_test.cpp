@@ -493,9 +493,10 @@ TEST(NcclTestsReader, PartialRankListing) {
 TEST(NcclTestsReader, UnknownTypeKeptAsText) {
   const MeasurementFile m = parse_measurements(
       "# Collective test starting: all_reduce_perf\n"
-      "  1048576  1048576  int8  mulsum  -1  10.00  104.86  104.86  0  10.00  104.86  104.86  0\n",
-      "i8.txt");
-  EXPECT_EQ(m.rows[0].dtype, "int8");
+      "  1048576  1048576  f4e2m1  mulsum  -1  10.00  104.86  104.86  0  10.00  104.86  104.86  "
+      "0\n",
+      "f4.txt");
+  EXPECT_EQ(m.rows[0].dtype, "f4e2m1");
   EXPECT_FALSE(m.rows[0].data_type.has_value());
   EXPECT_EQ(m.rows[0].redop, "mulsum");
   EXPECT_FALSE(m.rows[0].reduce_op.has_value());
