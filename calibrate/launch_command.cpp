@@ -139,6 +139,7 @@ std::optional<LaunchCommand> parse_launch_command(std::string_view line) {
   const Options program(std::vector<std::string_view>(w.begin() + p + 1, w.end()));
   c.gpus = program.integer({"-g", "--ngpus"}, true);
   c.threads = program.integer({"-t", "--nthreads"}, true);
+  c.registration = program.integer({"-R", "--local_register"}, true);
   return c;
 }
 

@@ -30,6 +30,9 @@ struct LaunchCommand {
                                  // --ntasks-per-node
   std::optional<int> gpus;       // the program's -g / --ngpus
   std::optional<int> threads;    // the program's -t / --nthreads
+  // The program's -R / --local_register: 1 registers the buffers with NCCL (ncclCommRegister),
+  // 2 as symmetric memory (ncclCommWindowRegister, NCCL 2.27+); empty for 0 or none.
+  std::optional<int> registration;
   std::vector<std::pair<std::string, std::string>> env;  // mpirun -x KEY=VALUE
 };
 

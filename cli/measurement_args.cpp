@@ -13,6 +13,7 @@
 #include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_release.hpp"
 #include "calibrate/calibration.hpp"
+#include "calibrate/launch_command.hpp"
 #include "calibrate/nccl_env.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
@@ -184,7 +185,7 @@ void warn_about_nccl_env(const Topology& topo, const std::vector<MeasurementFile
   const int per_node = static_cast<int>(topo.gpus_of_node(0).size());
   std::set<std::string> told;
   for (const MeasurementFile& f : files) {
-    if (f.env.empty() || !told.insert(f.path).second) continue;
+    if (!told.insert(f.path).second) continue;
     int ranks = f.ranks;
     for (const MeasurementRow& row : f.rows) ranks = std::max(ranks, row.ranks);
     NcclRelease release = kNewestNccl;
@@ -200,6 +201,20 @@ void warn_about_nccl_env(const Topology& topo, const std::vector<MeasurementFile
           "collsim: warning: {}: the run set {}, which collsim does not model: its rows are "
           "predicted as NCCL runs without {}\n",
           f.path, fmt::join(said, ", "), said.size() == 1 ? "it" : "them");
+    }
+    const std::optional<LaunchCommand> launch = parse_launch_command(f.command);
+    if (launch && launch->registration == 2) {
+      std::cerr << fmt::format(
+          "collsim: warning: {}: the run registered its buffers as symmetric memory (-R 2), with "
+          "which NCCL (2.27 and later) runs its symmetric kernels where they are faster; collsim "
+          "does not model them: its rows are predicted as NCCL runs unregistered buffers\n",
+          f.path);
+    } else if (launch && launch->registration == 1) {
+      std::cerr << fmt::format(
+          "collsim: warning: {}: the run registered its buffers with NCCL (-R 1), which lets NCCL "
+          "skip the copies through its own buffers (NVLS, CollNet, point-to-point); collsim does "
+          "not model that: its rows are predicted as NCCL runs unregistered buffers\n",
+          f.path);
     }
     const auto collnet = f.env.find("NCCL_COLLNET_ENABLE");
     if (collnet != f.env.end() && collnet->second == "1" && ranks > per_node && !topo.sharp()) {

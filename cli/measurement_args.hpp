@@ -38,7 +38,9 @@ void warn_about_other_gpus(const Topology& topo, const std::vector<MeasurementFi
 // On stderr, once per file: the NCCL variables its run set that change what NCCL does in a way
 // collsim does not model (NCCL_BUFFSIZE=16777216: its rows are predicted with NCCL's default), or
 // that collsim does not know (calibrate/nccl_env.hpp); and NCCL_COLLNET_ENABLE=1 on a cluster
-// whose switches do not reduce (no network.sharp), where no CollNet is predicted.
+// whose switches do not reduce (no network.sharp), where no CollNet is predicted; and buffers the
+// run registered with NCCL (nccl-tests -R 1 or 2), whose zero-copy paths and symmetric kernels
+// collsim does not model.
 void warn_about_nccl_env(const Topology& topo, const std::vector<MeasurementFile>& files);
 
 }  // namespace collsim

@@ -225,6 +225,11 @@ TEST(LaunchCommand, Mpirun) {
   EXPECT_EQ(c->nodes, 2);
   EXPECT_EQ(c->gpus, 1);
   EXPECT_EQ(c->env, (Assignments{{"NCCL_ALGO", "Ring"}}));
+  EXPECT_FALSE(c->registration.has_value());
+  // nccl-tests' buffer registration: -R 1 (ncclCommRegister), 2 (symmetric windows); 0 is none.
+  EXPECT_EQ(parse_launch_command("./all_reduce_perf -b 8 -e 16M -g 4 -R 2 -G 0")->registration, 2);
+  EXPECT_EQ(parse_launch_command("all_gather_perf --local_register 1")->registration, 1);
+  EXPECT_FALSE(parse_launch_command("./all_reduce_perf -g 4 -R 0")->registration.has_value());
 }
 
 TEST(LaunchCommand, PerNodeAndSrun) {

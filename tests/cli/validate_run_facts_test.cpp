@@ -73,6 +73,27 @@ TEST(ValidateCli, ALogOfOtherGpusIsSaid) {
   EXPECT_EQ(same.err.find("its devices are"), std::string::npos) << same.err;
 }
 
+TEST(ValidateCli, RegisteredBuffersAreSaid) {
+  // waynehacking8's 4 H100s with nccl-tests -R 2: NCCL's symmetric kernels, which collsim does
+  // not model (the same run with -R 0 says nothing).
+  const std::string sym = kData + "h100x4_1node_allreduce_small-msg_reg2_graph0_waynehacking8.txt";
+  const auto r2 =
+      run_collsim("validate dgx-h100 --default-costs --max-bytes 64 --measurements " + sym);
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  EXPECT_NE(r2.err.find("collsim: warning: " + sym +
+                        ": the run registered its buffers as symmetric memory (-R 2), with which "
+                        "NCCL (2.27 and later) runs its symmetric kernels where they are faster; "
+                        "collsim does not model them: its rows are predicted as NCCL runs "
+                        "unregistered buffers\n"),
+            std::string::npos)
+      << r2.err;
+  const auto r0 =
+      run_collsim("validate dgx-h100 --default-costs --max-bytes 64 --measurements " + kData +
+                  "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt");
+  ASSERT_EQ(r0.status, 0) << r0.err;
+  EXPECT_EQ(r0.err.find("registered"), std::string::npos) << r0.err;
+}
+
 TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
   // The forced-Ring table with its environment ("# env:", mpirun's -x) left out: NCCL's own
   // choice and channels are simulated, unless --env says what the log would have.
