@@ -315,6 +315,66 @@ std::vector<std::string> unmodelled_nccl_env(const std::map<std::string, std::st
   return out;
 }
 
+namespace {
+
+std::optional<int> positive(const std::map<std::string, std::string>& env, const char* key) {
+  const auto it = env.find(key);
+  if (it == env.end()) return std::nullopt;
+  const std::string_view v = trimmed(it->second);
+  int n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < 1) return std::nullopt;
+  return n;
+}
+
+std::optional<std::uint64_t> bytes(const std::map<std::string, std::string>& env, const char* key) {
+  const auto it = env.find(key);
+  return it == env.end() ? std::nullopt : nccl_env_bytes(it->second);
+}
+
+bool is_zero(const std::map<std::string, std::string>& env, const char* key) {
+  const auto it = env.find(key);
+  return it != env.end() && trimmed(it->second) == "0";
+}
+
+}  // namespace
+
+NcclEnvSettings nccl_env_settings(const std::map<std::string, std::string>& env) {
+  NcclEnvSettings s;
+  s.min_nchannels = positive(env, "NCCL_MIN_NCHANNELS");
+  s.max_nchannels = positive(env, "NCCL_MAX_NCHANNELS");
+  s.min_ctas = positive(env, "NCCL_MIN_CTAS");
+  s.max_ctas = positive(env, "NCCL_MAX_CTAS");
+  s.nvls_nchannels = positive(env, "NCCL_NVLS_NCHANNELS");
+  s.nvls_chunk = bytes(env, "NCCL_NVLS_CHUNKSIZE");
+  s.nvls_tree_max_chunk = bytes(env, "NCCL_NVLSTREE_MAX_CHUNKSIZE");
+  s.nvls_off = is_zero(env, "NCCL_NVLS_ENABLE");
+  s.collnet_off = is_zero(env, "NCCL_COLLNET_ENABLE");
+  return s;
+}
+
+int NcclEnvSettings::comm_channels(int nccl, int most) const {
+  const int lo = std::min(std::max(min_nchannels.value_or(1), min_ctas.value_or(1)), most);
+  const int hi = std::min({max_nchannels.value_or(most), max_ctas.value_or(most), most});
+  return std::clamp(nccl, lo, std::max(lo, hi));
+}
+
+int NcclEnvSettings::nvls_channels(int nccl, int most) const {
+  return std::max(min_ctas.value_or(1),
+                  std::min(max_ctas.value_or(most), nvls_nchannels.value_or(nccl)));
+}
+
+void NcclEnvSettings::apply(NcclModelInput& in, int most) const {
+  if (nvls_off) in.nvls.reset();
+  if (collnet_off) {
+    in.collnet_direct.reset();
+    in.collnet_chain.reset();
+  }
+  in.nvls_channels = nvls_channels(in.nvls_channels, most);
+  if (nvls_chunk) in.nvls_chunk = *nvls_chunk;
+  if (nvls_tree_max_chunk) in.nvls_tree_max_chunk = *nvls_tree_max_chunk;
+}
+
 std::optional<std::uint64_t> nccl_env_bytes(std::string_view value) {
   value = trimmed(value);
   if (value.empty()) return std::nullopt;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "algorithms/ir/types.hpp"
+#include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_release.hpp"
 
 namespace collsim {
@@ -59,6 +60,28 @@ const NcclEnvVar* find_nccl_env(std::string_view name);
 // the release's default, and NCCL_* names collsim does not know (with " (unknown to collsim)").
 std::vector<std::string> unmodelled_nccl_env(const std::map<std::string, std::string>& env,
                                              Collective c, bool across_nodes, NcclRelease release);
+
+// What the variables collsim acts on (besides NCCL_ALGO and NCCL_PROTO, which narrow the choice)
+// say of a communicator; unset where the environment does not set them or sets a value NCCL
+// would not take.
+struct NcclEnvSettings {
+  std::optional<int> min_nchannels, max_nchannels, min_ctas, max_ctas, nvls_nchannels;
+  std::optional<std::uint64_t> nvls_chunk, nvls_tree_max_chunk;
+  bool nvls_off = false;     // NCCL_NVLS_ENABLE=0
+  bool collnet_off = false;  // NCCL_COLLNET_ENABLE=0
+
+  // comm->nChannels from NCCL's own count: within NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS,
+  // all held to MAXCHANNELS `most` (`src/graph/connect.cc`, "limiting to").
+  int comm_channels(int nccl, int most) const;
+  // comm->nvlsChannels: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS or NCCL's `nccl`))
+  // (`src/transport/nvls.cc`, `src/init.cc`); NCCL_MIN_NCHANNELS leaves it alone.
+  int nvls_channels(int nccl, int most) const;
+  // NCCL's model input as the variables set it: NVLS (and NVLSTree) off, CollNet off (and NVLS
+  // across nodes with it), NVLS's channels, chunk and NVLSTree's largest chunk (NCCL_NVLS_CHUNKSIZE
+  // and NCCL_NVLSTREE_MAX_CHUNKSIZE override Blackwell's tuning, `ncclNvlsTuning` in v2.30.4).
+  void apply(NcclModelInput& in, int most) const;
+};
+NcclEnvSettings nccl_env_settings(const std::map<std::string, std::string>& env);
 
 // A byte count as NCCL's size variables take it (NCCL_NVLS_CHUNKSIZE=131072); a curated file's
 // "512KiB" is read as collsim's sizes are (topology/units.hpp). nullopt for anything else or 0.

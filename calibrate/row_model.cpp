@@ -31,23 +31,6 @@ NcclRelease nccl_release_of(const MeasurementFile& f) {
   }
 }
 
-std::optional<int> env_int(const MeasurementFile& f, const char* key) {
-  const auto it = f.env.find(key);
-  if (it == f.env.end()) return std::nullopt;
-  int v = 0;
-  const auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
-  if (ec != std::errc() || v < 1) return std::nullopt;
-  return v;
-}
-
-// A size variable of the run's environment (NCCL_NVLS_CHUNKSIZE=131072), nullopt where unset or
-// not a size NCCL would take (NCCL_NVLSTREE_MAX_CHUNKSIZE's -2: its default).
-std::optional<std::uint64_t> env_bytes(const MeasurementFile& f, const char* key) {
-  const auto it = f.env.find(key);
-  if (it == f.env.end()) return std::nullopt;
-  return nccl_env_bytes(it->second);
-}
-
 // The ranks a row runs on: all GPUs, the first of node 0, or the first whole nodes.
 Communicator communicator_for(const Topology& topo, int ranks, const std::string& where) {
   const int total = topo.rank_count();
@@ -78,43 +61,25 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   plan.path = f.path;
   const NcclRelease release = nccl_release_of(f);
   // NCCL's model per communicator size, built on first use.
-  // NCCL_COLLNET_ENABLE=0 turns CollNet off where the config's switches reduce (network.sharp),
-  // and with it NVLS across nodes, which NCCL runs only with CollNet (nccl_model.cpp).
-  const auto collnet = f.env.find("NCCL_COLLNET_ENABLE");
-  const bool collnet_off = collnet != f.env.end() && collnet->second == "0";
+  // What the run's NCCL variables set (calibrate/nccl_env.hpp): the channel bounds, NVLS and
+  // CollNet turned off (NVLS across nodes goes with CollNet, nccl_model.cpp), NVLS's channels and
+  // chunks. NCCL holds the channel bounds to its MAXCHANNELS (`src/graph/connect.cc`).
+  const NcclEnvSettings env = nccl_env_settings(f.env);
+  const int most = nccl_max_channels(release);
   std::vector<std::pair<int, NcclModel>> models;
   auto model_for = [&](const Communicator& comm) -> const NcclModel& {
     for (const auto& [n, m] : models) {
       if (n == comm.size()) return m;
     }
     NcclModelInput in = nccl_model_input(topo, comm, release);
-    if (collnet_off) {
-      in.collnet_direct.reset();
-      in.collnet_chain.reset();
-    }
+    env.apply(in, most);
     models.emplace_back(comm.size(), NcclModel(std::move(in)));
     return models.back().second;
   };
-  // NCCL holds both bounds to its MAXCHANNELS (`src/graph/connect.cc`, "limiting to").
-  const int most = nccl_max_channels(release);
-  const int min_ctas = env_int(f, "NCCL_MIN_CTAS").value_or(1);
-  const auto min_ch =
-      std::min(std::max(env_int(f, "NCCL_MIN_NCHANNELS").value_or(1), min_ctas), most);
-  const int max_ctas = env_int(f, "NCCL_MAX_CTAS").value_or(most);
-  const auto max_ch = std::min({env_int(f, "NCCL_MAX_NCHANNELS").value_or(most), max_ctas, most});
-  // comm->nvlsChannels: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS or its default))
-  // (`src/transport/nvls.cc`, `src/init.cc`); NCCL_MIN_NCHANNELS leaves it alone.
-  // An NCCL_DEBUG=INFO log's own counts, where it prints them, are what NCCL ran with.
-  const std::optional<int> nvls_nchannels = env_int(f, "NCCL_NVLS_NCHANNELS");
+  // An NCCL_DEBUG=INFO log's own NVLS channel count, where it prints one, is what NCCL ran with.
   const auto nvls_channels = [&](const NcclModel& m) {
-    if (f.nvls_channels) return *f.nvls_channels;
-    return std::max(min_ctas, std::min(max_ctas, nvls_nchannels.value_or(m.input().nvls_channels)));
+    return f.nvls_channels.value_or(m.input().nvls_channels);
   };
-  // comm->nvlsChunkSize and nvlsTreeMaxChunkSize: NCCL_NVLS_CHUNKSIZE and
-  // NCCL_NVLSTREE_MAX_CHUNKSIZE override the defaults and Blackwell's tuning (`ncclNvlsTuning`,
-  // `src/transport/nvls.cc` v2.30.4: "User overrides take priority over tuning").
-  const std::optional<std::uint64_t> nvls_chunk = env_bytes(f, "NCCL_NVLS_CHUNKSIZE");
-  const std::optional<std::uint64_t> nvls_tree_max = env_bytes(f, "NCCL_NVLSTREE_MAX_CHUNKSIZE");
   for (std::size_t i = 0; i < f.rows.size(); ++i) {
     const MeasurementRow& row = f.rows[i];
     const std::string where = fmt::format("{}:{}", f.path, row.line);
@@ -165,8 +130,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
         channels = n;
       }
       const int nccl_channels = nccl_model_input(topo, r.comm, release).runtime_channels;
-      const int comm_channels =
-          f.coll_channels.value_or(std::clamp(nccl_channels, min_ch, std::max(min_ch, max_ch)));
+      const int comm_channels = f.coll_channels.value_or(env.comm_channels(nccl_channels, most));
       r.channels = channels.value_or(comm_channels);
       // "0 nvls channels" in an INFO log's init summary, on a cluster that has NVLS: it was not
       // set up (a fabric manager or IMEX missing, NCCL_NVLS_ENABLE=0 not shown), so neither
@@ -192,8 +156,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
           NcclCommChannels comm;
           comm.channels = r.channels;
           comm.nvls_channels = nvls_channels(m);
-          comm.nvls_chunks = {nvls_chunk.value_or(m.input().nvls_chunk),
-                              nvls_tree_max.value_or(m.input().nvls_tree_max_chunk),
+          comm.nvls_chunks = {m.input().nvls_chunk, m.input().nvls_tree_max_chunk,
                               m.input().nvls_across_max_chunk};
           comm.p2p = nccl_p2p_shape(topo, r.comm, r.channels, release);
           comm.release = release;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "algorithms/models/nccl_model.hpp"
+#include "calibrate/nccl_env.hpp"
 #include "topology/error.hpp"
 #include "topology/loader.hpp"
 
@@ -58,10 +59,12 @@ PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
   s.release = release;
   // NCCL's channel count is the release's (its rules changed: nccl_model_input), not the newest's
   // that prepare() gave the request before --nccl-version was read.
+  // NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS (--env) bound it as NCCL does.
+  const std::map<std::string, std::string> env = nccl_env(m);
   if (p.nccl_channels) {
-    s.request.channels =
-        std::clamp(nccl_model_input(p.topo, p.request.comm, release).runtime_channels, 1,
-                   nccl_max_channels(release));
+    s.request.channels = nccl_env_settings(env).comm_channels(
+        nccl_model_input(p.topo, p.request.comm, release).runtime_channels,
+        nccl_max_channels(release));
   }
   // Where NCCL has nothing to choose from (a Barrier; --algo naming only collsim's own
   // algorithms), the default policy falls back to collsim's fastest, and the output says so
@@ -73,7 +76,9 @@ PredictSetup predict_setup(const Prepared& p, const ModelArgs& m) {
   if (s.select == SelectPolicy::kNccl && !nccl_can_choose && !m.select_given()) {
     s.select = SelectPolicy::kBest;
   }
-  if (s.model == Model::kNccl || s.select == SelectPolicy::kNccl) {
+  // NCCL's model input also carries what --env sets of NVLS (its channels and chunks), which the
+  // schedules read whichever policy picks them.
+  if (s.model == Model::kNccl || s.select == SelectPolicy::kNccl || !env.empty()) {
     s.nccl = nccl_input(m, p.topo, p.request.comm);
   }
   return s;

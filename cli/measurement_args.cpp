@@ -17,6 +17,7 @@
 #include "calibrate/nccl_env.hpp"
 #include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
+#include "cli/model_options.hpp"
 #include "topology/error.hpp"
 #include "topology/gpu_models.hpp"
 #include "topology/units.hpp"
@@ -32,52 +33,6 @@ std::uint64_t size_option(const std::string& text, const char* option, std::uint
   } catch (const UnitError& e) {
     throw RequestError(fmt::format("{}: {}", option, e.what()));
   }
-}
-
-// "NCCL_ALGO=Ring" as --env gives it, read as a "###" label's words are (a variable's name of
-// letters, digits and '_', not starting with a digit, '=', its value), the value checked where
-// collsim acts on the variable.
-std::pair<std::string, std::string> env_assignment(const std::string& item) {
-  std::optional<std::pair<std::string, std::string>> assignment =
-      detail::parse_any_assignment(item);
-  if (!assignment) {
-    throw RequestError(fmt::format("--env {}: expected VARIABLE=VALUE, as NCCL_ALGO=Ring",
-                                   item.empty() ? "\"\"" : item));
-  }
-  const auto& [key, value] = *assignment;
-  // The variables collsim acts on must hold what NCCL would accept; others are kept unread.
-  const auto refuse = [&](const std::string& expected) {
-    throw RequestError(fmt::format("--env {}: expected {}", item, expected));
-  };
-  if (key == "NCCL_ALGO" || key == "NCCL_PROTO") {
-    if (value.empty()) {
-      refuse(key == "NCCL_ALGO" ? "a list such as Ring or ^Tree"
-                                : "a list such as Simple or ^LL128");
-    }
-    try {
-      key == "NCCL_ALGO" ? parse_nccl_filter(value, "") : parse_nccl_filter("", value);
-    } catch (const RequestError& e) {
-      throw RequestError(fmt::format("--env {}: {}", item, e.what()));
-    }
-  } else if (key == "NCCL_NVLS_ENABLE") {
-    if (value != "0" && value != "1") refuse("0 or 1");
-  } else if (key == "NCCL_COLLNET_ENABLE") {
-    if (value != "0" && value != "1") refuse("0 or 1");
-  } else if (key == "NCCL_NVLS_CHUNKSIZE" ||
-             (key == "NCCL_NVLSTREE_MAX_CHUNKSIZE" && value != "-2")) {
-    if (!nccl_env_bytes(value)) {
-      refuse(key == "NCCL_NVLS_CHUNKSIZE" ? "a size in bytes, as 131072"
-                                          : "a size in bytes, as 65536, or -2 (NCCL's default)");
-    }
-  } else if (key == "NCCL_MIN_NCHANNELS" || key == "NCCL_MAX_NCHANNELS" || key == "NCCL_MIN_CTAS" ||
-             key == "NCCL_MAX_CTAS" || key == "NCCL_NVLS_NCHANNELS") {
-    int n = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec != std::errc() || end != value.data() + value.size() || n < 1) {
-      refuse("a positive channel count");
-    }
-  }
-  return *std::move(assignment);
 }
 
 }  // namespace
@@ -130,7 +85,7 @@ std::vector<MeasurementFile> read_measurement_args(const MeasurementArgs& m) {
     }
     options.nccl_version = m.nccl_version;
   }
-  for (const std::string& item : m.env) options.env.push_back(env_assignment(item));
+  for (const std::string& item : m.env) options.env.push_back(nccl_env_assignment(item));
   std::vector<MeasurementFile> files;
   for (const std::string& f : m.files) {
     std::vector<MeasurementFile> parts = read_measurement_parts(f, options);

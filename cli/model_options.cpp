@@ -4,7 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <charconv>
+#include <iostream>
 
+#include "calibrate/nccl_env.hpp"
+#include "calibrate/nccl_tests_lines.hpp"
 #include "import/nccl_graph_log.hpp"
 #include "topology/error.hpp"
 
@@ -27,6 +30,52 @@ double number(std::string_view text, std::string_view item) {
 }
 
 }  // namespace
+
+// "NCCL_ALGO=Ring" as --env gives it, read as a "###" label's words are (a variable's name of
+// letters, digits and '_', not starting with a digit, '=', its value), the value checked where
+// collsim acts on the variable.
+std::pair<std::string, std::string> nccl_env_assignment(const std::string& item) {
+  std::optional<std::pair<std::string, std::string>> assignment =
+      detail::parse_any_assignment(item);
+  if (!assignment) {
+    throw RequestError(fmt::format("--env {}: expected VARIABLE=VALUE, as NCCL_ALGO=Ring",
+                                   item.empty() ? "\"\"" : item));
+  }
+  const auto& [key, value] = *assignment;
+  // The variables collsim acts on must hold what NCCL would accept; others are kept unread.
+  const auto refuse = [&](const std::string& expected) {
+    throw RequestError(fmt::format("--env {}: expected {}", item, expected));
+  };
+  if (key == "NCCL_ALGO" || key == "NCCL_PROTO") {
+    if (value.empty()) {
+      refuse(key == "NCCL_ALGO" ? "a list such as Ring or ^Tree"
+                                : "a list such as Simple or ^LL128");
+    }
+    try {
+      key == "NCCL_ALGO" ? parse_nccl_filter(value, "") : parse_nccl_filter("", value);
+    } catch (const RequestError& e) {
+      throw RequestError(fmt::format("--env {}: {}", item, e.what()));
+    }
+  } else if (key == "NCCL_NVLS_ENABLE") {
+    if (value != "0" && value != "1") refuse("0 or 1");
+  } else if (key == "NCCL_COLLNET_ENABLE") {
+    if (value != "0" && value != "1") refuse("0 or 1");
+  } else if (key == "NCCL_NVLS_CHUNKSIZE" ||
+             (key == "NCCL_NVLSTREE_MAX_CHUNKSIZE" && value != "-2")) {
+    if (!nccl_env_bytes(value)) {
+      refuse(key == "NCCL_NVLS_CHUNKSIZE" ? "a size in bytes, as 131072"
+                                          : "a size in bytes, as 65536, or -2 (NCCL's default)");
+    }
+  } else if (key == "NCCL_MIN_NCHANNELS" || key == "NCCL_MAX_NCHANNELS" || key == "NCCL_MIN_CTAS" ||
+             key == "NCCL_MAX_CTAS" || key == "NCCL_NVLS_NCHANNELS") {
+    int n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || end != value.data() + value.size() || n < 1) {
+      refuse("a positive channel count");
+    }
+  }
+  return *std::move(assignment);
+}
 
 std::vector<std::string> model_names(const std::vector<Model>& models) {
   std::vector<std::string> out;
@@ -69,6 +118,53 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
       ->check(CLI::IsMember({"intel", "amd", "other"}))
       ->capture_default_str();
   add_line_forwarding_flag(cmd, m.line_forwarding);
+  cmd->add_option("--env", m.env,
+                  "VAR=VALUE: NCCL's environment for the prediction (NCCL_MIN_NCHANNELS=32, "
+                  "NCCL_NVLS_ENABLE=0, NCCL_NVLS_CHUNKSIZE=262144, ...); repeat it for each "
+                  "variable; NCCL_ALGO and NCCL_PROTO are --algo and --proto");
+  // Checked once the command line is read, before anything runs: a value NCCL would not take is
+  // an error; a variable collsim does not act on is said once.
+  cmd->parse_complete_callback([&m] {
+    for (const std::string& item : m.env) {
+      const auto [key, value] = nccl_env_assignment(item);
+      if (key == "NCCL_ALGO" || key == "NCCL_PROTO") {
+        throw RequestError(
+            fmt::format("--env {}: give it as {}, which takes NCCL's lists ({})", item,
+                        key == "NCCL_ALGO" ? "--algo" : "--proto",
+                        key == "NCCL_ALGO" ? "ring,tree or ^nvls" : "simple or ^ll128"));
+      }
+    }
+    const std::map<std::string, std::string> env = nccl_env(m);
+    const std::vector<std::string> unmodelled =
+        unmodelled_nccl_env(env, Collective::kAllToAll, true, kNewestNccl);
+    if (!unmodelled.empty()) {
+      std::cerr << fmt::format(
+          "collsim: warning: --env {}: collsim does not model {}: predicted as NCCL runs "
+          "without {}\n",
+          fmt::join(unmodelled, ", "), unmodelled.size() == 1 ? "it" : "them",
+          unmodelled.size() == 1 ? "it" : "them");
+    }
+    std::vector<std::string> described;
+    for (const auto& [key, value] : env) {
+      const NcclEnvVar* v = find_nccl_env(key);
+      if (v != nullptr && v->role == NcclEnvRole::kConfig) described.push_back(key + "=" + value);
+    }
+    if (!described.empty()) {
+      std::cerr << fmt::format(
+          "collsim: warning: --env {}: the cluster's config says what {} selects (its NICs, "
+          "GPUDirect RDMA, PXN, routing, PCIe peer-to-peer, NVLink domain): ignored\n",
+          fmt::join(described, ", "), described.size() == 1 ? "it" : "each");
+    }
+  });
+}
+
+std::map<std::string, std::string> nccl_env(const ModelArgs& m) {
+  std::map<std::string, std::string> out;
+  for (const std::string& item : m.env) {
+    auto [key, value] = nccl_env_assignment(item);
+    out[key] = std::move(value);
+  }
+  return out;
 }
 
 void add_line_forwarding_flag(CLI::App* cmd, bool& on) {
@@ -137,6 +233,7 @@ NcclModelInput nccl_input(const ModelArgs& m, const Topology& topo, const Commun
   if (!m.nccl_graph.empty()) apply_nccl_graph(m.nccl_graph, in);
   in.tree_pattern_is_tree = tree_pattern == "tree";
   set_nvls_across_max_chunk(in);  // from the graphs as given
+  nccl_env_settings(nccl_env(m)).apply(in, nccl_max_channels(nccl_release(m)));
   return in;
 }
 

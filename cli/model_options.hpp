@@ -16,7 +16,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/ir/communicator.hpp"
@@ -40,6 +42,9 @@ struct ModelArgs {
   std::string nccl_log;  // NCCL_DEBUG=INFO output: its graphs (import/nccl_graph_log)
   std::string nccl_cpu = "intel";
   bool line_forwarding = false;  // --line-forwarding: CostParams::line_forwarding
+  // --env VAR=VALUE: NCCL's environment for the prediction (the variables collsim acts on,
+  // calibrate/nccl_env.hpp), checked as it is read.
+  std::vector<std::string> env;
 
   SelectPolicy policy() const { return parse_select_policy(select); }
   bool select_given() const { return select_option != nullptr && select_option->count() > 0; }
@@ -54,6 +59,12 @@ void add_model_options(CLI::App* cmd, ModelArgs& m, const std::vector<Model>& mo
 void add_line_forwarding_flag(CLI::App* cmd, bool& on);
 // "--model sim, contention-free, ..." as the help lists them.
 std::vector<std::string> model_names(const std::vector<Model>& models);
+
+// "NCCL_MIN_NCHANNELS=32" as --env gives it, the value checked where collsim acts on the
+// variable (a channel count, a size, 0 or 1, an algorithm list): RequestError otherwise.
+std::pair<std::string, std::string> nccl_env_assignment(const std::string& item);
+// --env as NCCL reads its environment: the last value of a variable given twice.
+std::map<std::string, std::string> nccl_env(const ModelArgs& m);
 
 // --nccl-version read (RequestError naming the option otherwise): the release whose division
 // of a collective among channels, and whose tuning constants, the prediction follows.
