@@ -60,12 +60,12 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   FilePlan plan;
   plan.path = f.path;
   const NcclRelease release = nccl_release_of(f);
-  // NCCL's model per communicator size, built on first use.
   // What the run's NCCL variables set (calibrate/nccl_env.hpp): the channel bounds, NVLS and
   // CollNet turned off (NVLS across nodes goes with CollNet, nccl_model.cpp), NVLS's channels and
   // chunks. NCCL holds the channel bounds to its MAXCHANNELS (`src/graph/connect.cc`).
   const NcclEnvSettings env = nccl_env_settings(f.env);
   const int most = nccl_max_channels(release);
+  // NCCL's model per communicator size, built on first use, as the variables set it.
   std::vector<std::pair<int, NcclModel>> models;
   auto model_for = [&](const Communicator& comm) -> const NcclModel& {
     for (const auto& [n, m] : models) {

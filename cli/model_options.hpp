@@ -2,7 +2,8 @@
 // predict, sweep, compare and trace (docs/cli.md):
 //   --model sim|contention-free|alpha-beta|nccl   which model gives the times
 //   --select best|nccl                            the policy for --algo/--proto auto
-//   --nccl-version 2.26.2                         NCCL's release: its channel division and constants
+//   --nccl-version 2.26.2                         NCCL's release: its channel division and
+//   constants
 //   --nccl-graph ring=8x24,tree=8x24[,nvls=8x40/60|none]
 //                                                 NCCL's graph search results (channels x GB/s
 //                                                 per channel, intra/inter), as NCCL's GRAPH log
@@ -10,6 +11,7 @@
 //   --nccl-tree-pattern balanced|split|tree       "tree" = the tree graph fell back to pattern
 //                                                 TREE (x0.85 in NCCL's model)
 //   --nccl-cpu intel|amd|other                    the host CPU (NCCL's LL caps, net overhead)
+//   --env NCCL_NVLS_ENABLE=0 ...                  NCCL's environment (calibrate/nccl_env.hpp)
 //
 //   ModelArgs m;  add_model_options(cmd, m, all_models());
 //   NcclModel nccl(nccl_input(m, topo, comm));    // RequestError for a malformed --nccl-graph

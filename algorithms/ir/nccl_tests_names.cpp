@@ -34,7 +34,7 @@ struct TypeName {
 
 // nccl-tests' names come before collsim's, so that the first entry of a DataType is the name the
 // writer prints.
-constexpr std::array<TypeName, 22> kTypes = {{
+constexpr std::array<TypeName, 24> kTypes = {{
     {"int8", 1, DataType::kI8},
     {"uint8", 1, DataType::kU8},
     {"int32", 4, DataType::kI32},
@@ -58,6 +58,9 @@ constexpr std::array<TypeName, 22> kTypes = {{
     {"i8", 1, DataType::kI8},
     {"u32", 4, DataType::kU32},
     {"u64", 8, DataType::kU64},
+    // nccl-tests' names before NCCL 2.x's full type list (src/common.cu's other test_typenames).
+    {"char", 1, DataType::kI8},
+    {"int", 4, DataType::kI32},
 }};
 
 constexpr std::array<std::pair<std::string_view, ReduceOp>, kReduceOpCount> kOps = {{

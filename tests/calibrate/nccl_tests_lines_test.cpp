@@ -302,6 +302,8 @@ TEST(NcclTestsNames, TypesAndFactors) {
   EXPECT_EQ(data_type_of("f8e4m3"), DataType::kF8E4M3);
   EXPECT_EQ(data_type_of("f8e5m2"), DataType::kF8E5M2);
   EXPECT_FALSE(data_type_of("f4e2m1").has_value());
+  EXPECT_EQ(data_type_of("char"), DataType::kI8);  // nccl-tests' older names
+  EXPECT_EQ(data_type_of("int"), DataType::kI32);
   EXPECT_EQ(reduce_op_of("avg"), ReduceOp::kAvg);
   EXPECT_FALSE(reduce_op_of("none").has_value());
   // docs/nccl-model.md §3.
