@@ -18,7 +18,7 @@ nlohmann::json predicted(const std::string& args) {
 }
 
 TEST(PredictEnv, NcclsVariablesChangeWhatItRuns) {
-  const std::string ar = "dgx-h100 --op allreduce --bytes 1G";
+  const std::string ar = "dgx-h100 --op allreduce --bytes 256M";
   const auto plain = predicted(ar);
   EXPECT_EQ(plain["algorithm"], "nvls");
   EXPECT_EQ(plain["channels"], 16);
@@ -28,20 +28,18 @@ TEST(PredictEnv, NcclsVariablesChangeWhatItRuns) {
   EXPECT_EQ(predicted(ar + " --env NCCL_NVLS_NCHANNELS=32")["channels"], 32);
   EXPECT_EQ(predicted(ar + " --env NCCL_NVLS_NCHANNELS=8 --env NCCL_MIN_CTAS=12")["channels"], 12);
   // The ring's channels within NCCL_MAX_NCHANNELS.
-  const auto eight = predicted("dgx-h100 --op allgather --bytes 1G --env NCCL_MAX_NCHANNELS=8");
+  const auto eight = predicted("dgx-h100 --op allgather --bytes 256M --env NCCL_MAX_NCHANNELS=8");
   EXPECT_EQ(eight["algorithm"], "ring");
   EXPECT_EQ(eight["channels"], 8);
   // CollNet off on SHARP switches takes NVLS across the nodes with it.
-  EXPECT_EQ(predicted("h100-16node-sharp --op allreduce --bytes 1G")["algorithm"], "nvls");
-  EXPECT_EQ(
-      predicted(
-          "h100-16node-sharp --op allreduce --bytes 1G --env NCCL_COLLNET_ENABLE=0")["algorithm"],
-      "nvls_tree");
+  const std::string sharp = "h100-16node-sharp --nodes 4 --op allreduce --bytes 64M";
+  EXPECT_EQ(predicted(sharp)["algorithm"], "nvls");
+  EXPECT_EQ(predicted(sharp + " --env NCCL_COLLNET_ENABLE=0")["algorithm"], "nvls_tree");
 }
 
 TEST(PredictEnv, WhatItDoesNotActOnIsSaidAndBadValuesAreErrors) {
   const CommandResult r = run_collsim(
-      "predict dgx-h100 --op allgather --bytes 1G --env NCCL_BUFFSIZE=8388608 "
+      "predict dgx-h100 --op allgather --bytes 1M --env NCCL_BUFFSIZE=8388608 "
       "--env NCCL_IB_HCA=mlx5_0 --env NCCL_DEBUG=INFO --env NCCL_IB_QPS_PER_CONNECTION=1");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err,
@@ -65,8 +63,8 @@ TEST(PredictEnv, WhatItDoesNotActOnIsSaidAndBadValuesAreErrors) {
 
 TEST(PredictEnv, EveryPredictingCommandTakesIt) {
   for (const std::string cmd :
-       {"sweep dgx-h100 --op allreduce -b 1G -e 1G", "compare dgx-h100 --op allreduce -b 1G -e 1G",
-        "scale dgx-h100 --op allreduce --bytes 1G --nodes 1",
+       {"sweep dgx-h100 --op allreduce -b 1M -e 1M", "compare dgx-h100 --op allreduce -b 1M -e 1M",
+        "scale dgx-h100 --op allreduce --bytes 1M --nodes 1",
         "plan dgx-h100 --op allreduce --bytes 1M"}) {
     const CommandResult r = run_collsim(cmd + " --env NCCL_NVLS_ENABLE=0");
     EXPECT_EQ(r.status, 0) << cmd << ": " << r.err;
