@@ -47,9 +47,9 @@ double unit_roundoff(DataType t) {
       return std::ldexp(1.0, -24);
     case DataType::kF64:
       return std::ldexp(1.0, -53);
-    case DataType::kF8E4M3:
+    case DataType::kF8E4M3:  // 2^-(mantissa bits + 1): 3 bits (backends/fp8.hpp)
       return std::ldexp(1.0, -4);
-    case DataType::kF8E5M2:
+    case DataType::kF8E5M2:  // 2 mantissa bits
       return std::ldexp(1.0, -3);
     default:
       return 0;

@@ -320,11 +320,7 @@ namespace {
 std::optional<int> positive(const std::map<std::string, std::string>& env, const char* key) {
   const auto it = env.find(key);
   if (it == env.end()) return std::nullopt;
-  const std::string_view v = trimmed(it->second);
-  int n = 0;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || end != v.data() + v.size() || n < 1) return std::nullopt;
-  return n;
+  return nccl_env_count(trimmed(it->second));
 }
 
 std::optional<std::uint64_t> bytes(const std::map<std::string, std::string>& env, const char* key) {
@@ -373,6 +369,13 @@ void NcclEnvSettings::apply(NcclModelInput& in, int most) const {
   in.nvls_channels = nvls_channels(in.nvls_channels, most);
   if (nvls_chunk) in.nvls_chunk = *nvls_chunk;
   if (nvls_tree_max_chunk) in.nvls_tree_max_chunk = *nvls_tree_max_chunk;
+}
+
+std::optional<int> nccl_env_count(std::string_view value) {
+  int n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n < 1) return std::nullopt;
+  return n;
 }
 
 std::optional<std::uint64_t> nccl_env_bytes(std::string_view value) {

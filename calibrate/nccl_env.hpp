@@ -83,6 +83,10 @@ struct NcclEnvSettings {
 };
 NcclEnvSettings nccl_env_settings(const std::map<std::string, std::string>& env);
 
+// A channel count as NCCL's count variables take it (NCCL_MIN_NCHANNELS=32): the whole value a
+// positive integer, nullopt otherwise.
+std::optional<int> nccl_env_count(std::string_view value);
+
 // A byte count as NCCL's size variables take it (NCCL_NVLS_CHUNKSIZE=131072); a curated file's
 // "512KiB" is read as collsim's sizes are (topology/units.hpp). nullopt for anything else or 0.
 std::optional<std::uint64_t> nccl_env_bytes(std::string_view value);

@@ -18,19 +18,6 @@ namespace collsim {
 
 namespace {
 
-// The file's NCCL release (its banner, library line or stated version, measurement.hpp); the
-// newest collsim models when it says none or one collsim does not know. The release sets the
-// constants of NCCL's model (2.22.3's before 2.27) and how a collective is divided among
-// channels (nccl_channels.hpp).
-NcclRelease nccl_release_of(const MeasurementFile& f) {
-  if (f.nccl_version.empty()) return kNewestNccl;
-  try {
-    return parse_nccl_release(f.nccl_version);
-  } catch (const RequestError&) {
-    return kNewestNccl;
-  }
-}
-
 // The ranks a row runs on: all GPUs, the first of node 0, or the first whole nodes.
 Communicator communicator_for(const Topology& topo, int ranks, const std::string& where) {
   const int total = topo.rank_count();
@@ -55,6 +42,15 @@ std::vector<std::string> forced(const MeasurementRow& row) {
 }
 
 }  // namespace
+
+NcclRelease nccl_release_of(const MeasurementFile& f) {
+  if (f.nccl_version.empty()) return kNewestNccl;
+  try {
+    return parse_nccl_release(f.nccl_version);
+  } catch (const RequestError&) {
+    return kNewestNccl;
+  }
+}
 
 FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   FilePlan plan;

@@ -28,6 +28,7 @@
 
 #include "algorithms/ir/request.hpp"
 #include "algorithms/ir/schedule.hpp"
+#include "algorithms/models/nccl_release.hpp"
 #include "calibrate/measurement.hpp"
 #include "predict/predict.hpp"
 #include "simulator/cost_params.hpp"
@@ -50,6 +51,12 @@ struct FilePlan {
   std::vector<RowCase> cases;
   std::vector<std::string> skipped;  // "path:line: why the row cannot be predicted"
 };
+
+// The file's NCCL release (its banner, library line or stated version, measurement.hpp); the
+// newest collsim models when it says none or one collsim does not know. The release sets the
+// constants of NCCL's model (2.22.3's before 2.27) and how a collective is divided among
+// channels (nccl_channels.hpp).
+NcclRelease nccl_release_of(const MeasurementFile& f);
 
 FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f);
 

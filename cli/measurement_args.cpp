@@ -4,19 +4,17 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <iostream>
 #include <limits>
 #include <set>
 #include <utility>
 
-#include "algorithms/models/nccl_model.hpp"
 #include "algorithms/models/nccl_release.hpp"
 #include "calibrate/calibration.hpp"
 #include "calibrate/launch_command.hpp"
 #include "calibrate/nccl_env.hpp"
-#include "calibrate/nccl_tests_lines.hpp"
 #include "calibrate/nccl_tests_reader.hpp"
+#include "calibrate/row_model.hpp"
 #include "cli/model_options.hpp"
 #include "topology/error.hpp"
 #include "topology/gpu_models.hpp"
@@ -143,14 +141,8 @@ void warn_about_nccl_env(const Topology& topo, const std::vector<MeasurementFile
     if (!told.insert(f.path).second) continue;
     int ranks = f.ranks;
     for (const MeasurementRow& row : f.rows) ranks = std::max(ranks, row.ranks);
-    NcclRelease release = kNewestNccl;
-    try {
-      if (!f.nccl_version.empty()) release = parse_nccl_release(f.nccl_version);
-    } catch (const RequestError&) {
-      // a release collsim does not know: the newest, as the rows are predicted
-    }
     const std::vector<std::string> said =
-        unmodelled_nccl_env(f.env, f.collective, ranks > per_node, release);
+        unmodelled_nccl_env(f.env, f.collective, ranks > per_node, nccl_release_of(f));
     if (!said.empty()) {
       std::cerr << fmt::format(
           "collsim: warning: {}: the run set {}, which collsim does not model: its rows are "

@@ -68,11 +68,7 @@ std::pair<std::string, std::string> nccl_env_assignment(const std::string& item)
     }
   } else if (key == "NCCL_MIN_NCHANNELS" || key == "NCCL_MAX_NCHANNELS" || key == "NCCL_MIN_CTAS" ||
              key == "NCCL_MAX_CTAS" || key == "NCCL_NVLS_NCHANNELS") {
-    int n = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec != std::errc() || end != value.data() + value.size() || n < 1) {
-      refuse("a positive channel count");
-    }
+    if (!nccl_env_count(value)) refuse("a positive channel count");
   }
   return *std::move(assignment);
 }
