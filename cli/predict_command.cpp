@@ -133,8 +133,12 @@ void run_predict(const PredictArgs& a) {
   }
   fmt::print("cluster     {} ({} on {})\n", p.topo.name(), counted(p.topo.rank_count(), "GPU"),
              counted(p.topo.node_count(), "node"));
-  fmt::print("collective  {} of {} ({} x {}), {}\n", to_string(r.collective),
-             human_bytes(row.bytes), r.count, to_string(r.dtype), counted(r.comm.size(), "rank"));
+  if (r.collective == Collective::kBarrier) {
+    fmt::print("collective  barrier (no data), {}\n", counted(r.comm.size(), "rank"));
+  } else {
+    fmt::print("collective  {} of {} ({} x {}), {}\n", to_string(r.collective),
+               human_bytes(row.bytes), r.count, to_string(r.dtype), counted(r.comm.size(), "rank"));
+  }
   fmt::print("algorithm   {}, protocol {}{}, {}{}\n", ch.candidate.algorithm,
              to_string(ch.candidate.protocol), chosen, counted(r.channels, "channel"),
              split_text(r));

@@ -10,6 +10,7 @@
 namespace collsim {
 
 std::uint64_t count_for_bytes(Collective c, Bytes size, DataType t, int ranks) {
+  if (c == Collective::kBarrier) return 0;  // a barrier moves no data, whatever size it is given
   const std::uint64_t e = element_size(t);
   if (size.count() % e != 0) {
     throw RequestError(fmt::format("size {} B is not a multiple of the {} element size ({} B)",

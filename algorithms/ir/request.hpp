@@ -3,7 +3,7 @@
 // `count` is nccl-tests' count column: the elements of the whole vector for AllReduce, Broadcast,
 // Reduce and SendRecv, and the elements of one rank's block for AllGather, ReduceScatter,
 // AllToAll, Gather and Scatter (whose buffers hold ranks x count elements). The CLI's byte sizes
-// (nccl-tests' size column; docs/cli.md) convert with count_for_bytes().
+// (nccl-tests' size column; docs/cli.md) convert with count_for_bytes(); a Barrier has none.
 //
 //   Request r;
 //   r.collective = Collective::kAllGather;
