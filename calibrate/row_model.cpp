@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "algorithms/generators/registry.hpp"
 #include "algorithms/ir/communicator.hpp"
@@ -52,6 +53,12 @@ NcclRelease nccl_release_of(const MeasurementFile& f) {
   }
 }
 
+std::optional<double> inplace_apart_pct(const RowCase& c) {
+  if (!c.inplace_us || *c.inplace_us <= 0 || c.measured_us <= 0) return std::nullopt;
+  const double lo = std::min(c.measured_us, *c.inplace_us);
+  return std::abs(c.measured_us - *c.inplace_us) / lo * 100;
+}
+
 FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
   FilePlan plan;
   plan.path = f.path;
@@ -88,6 +95,7 @@ FilePlan plan_measurements(const Topology& topo, const MeasurementFile& f) {
     c.row = i;
     c.line = row.line;
     c.measured_us = row.time_us;
+    c.inplace_us = row.inplace_time_us;
     Request& r = c.request;
     r.collective = f.collective;
     r.dtype = *row.data_type;

@@ -43,8 +43,17 @@ struct RowCase {
   std::string selection;  // how the algorithm was chosen: "NCCL_ALGO=Ring", "NCCL's choice", ...
   std::string nccl_pick;  // NCCL's own pick ("NVLS/Simple"), where NCCL chose
   std::optional<double> nccl_us;  // NCCL's tuning model's time for its own pick, where it has one
-  double measured_us = 0;
+  double measured_us = 0;         // the row's out-of-place time
+  std::optional<double> inplace_us;  // its in-place time, where the file has one
 };
+
+// How far a row's two times of the same collective (out-of-place and in-place) lie apart, in %
+// of the smaller: the run's own spread at that size, which no model can be closer than. nullopt
+// without an in-place time.
+std::optional<double> inplace_apart_pct(const RowCase& c);
+// Rows whose two times lie further apart than this are said (validate): their error is as much
+// the run's as the model's.
+inline constexpr double kInplaceApartPct = 10.0;
 
 struct FilePlan {
   std::string path;

@@ -10,6 +10,7 @@
 // a progress line on a terminal; Ctrl-C keeps the rows printed, and the statistics are over them
 // (cli/interrupt.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -102,7 +103,7 @@ class ValidateOutput {
     if (format_ == "json") {
       json_.emplace(std::cout, nlohmann::ordered_json::object());
     } else if (format_ == "csv") {
-      std::cout << csv_header() << ",measured_us,error_pct,file,line\n";
+      std::cout << csv_header() << ",measured_us,error_pct,file,line,inplace_us\n";
     }
   }
 
@@ -116,11 +117,14 @@ class ValidateOutput {
       j["line"] = r.c.line;
       j["selection"] = r.c.selection;
       j["nccl_pick"] = r.c.nccl_pick;
+      j["inplace_us"] = r.c.inplace_us ? nlohmann::ordered_json(*r.c.inplace_us)
+                                       : nlohmann::ordered_json(nullptr);
       json_->row(j);
     } else if (format_ == "csv") {
       if (!r.predicted_us) return;
-      std::cout << fmt::format("{},{},{},{},{}\n", csv_line(out_row(r)), r.c.measured_us,
-                               rounded(r.error_pct, 1e4), r.file, r.c.line);
+      std::cout << fmt::format("{},{},{},{},{},{}\n", csv_line(out_row(r)), r.c.measured_us,
+                               rounded(r.error_pct, 1e4), r.file, r.c.line,
+                               r.c.inplace_us ? fmt::format("{}", *r.c.inplace_us) : "");
     } else {
       table_row(r);
     }
@@ -148,6 +152,7 @@ class ValidateOutput {
       json_->close(tail);
     } else if (format_ == "table") {
       fmt::print("\n");
+      print_apart(v.rows);
       for (std::size_t i = 0; i < v.per_file.size(); ++i) {
         const auto& [path, s] = v.per_file[i];
         print_stats_line(std::filesystem::path(path).filename().string() +
@@ -174,12 +179,46 @@ class ValidateOutput {
               : fmt::format("{}/{}", r.c.request.algorithm, to_string(r.c.request.protocol));
     const std::string& how = r.c.selection;
     if (r.predicted_us) {
-      fmt::print("{:>6} {:>12} {:<16} {:>12.2f} {:>12.2f} {:>+7.1f}%  {}\n", r.c.line,
+      fmt::print("{:>6} {:>12} {:<16} {:>12.2f} {:>12.2f} {:>+7.1f}%  {}{}\n", r.c.line,
                  request_bytes(r.c.request).count(), algo, r.c.measured_us, *r.predicted_us,
-                 r.error_pct, how);
+                 r.error_pct, how, apart_note(r.c));
     } else {
       fmt::print("{:>6} {:>12} {:<16} {:>12.2f} {:>12} {:>8}  {}\n", r.c.line,
                  request_bytes(r.c.request).count(), algo, r.c.measured_us, "-", "-", how);
+    }
+  }
+
+  // A row measured more than kInplaceApartPct apart out of place and in place says so after
+  // how it was chosen: its error is the run's as much as the model's.
+  static std::string apart_note(const RowCase& c) {
+    const std::optional<double> apart = inplace_apart_pct(c);
+    if (!apart || *apart <= kInplaceApartPct) return "";
+    return fmt::format("  (in place {:.2f}: {:.1f}% apart)", *c.inplace_us, *apart);
+  }
+
+  // One line per file part with such rows, before the statistics (which count every row).
+  void print_apart(const std::vector<ValidationRow>& rows) const {
+    std::size_t i = 0;
+    while (i < rows.size()) {
+      const std::string part =
+          rows[i].file + part_suffix(several_, rows[i].file, rows[i].c.request.collective);
+      std::size_t n = 0;
+      std::vector<std::string> lines;
+      for (;
+           i < rows.size() &&
+           rows[i].file + part_suffix(several_, rows[i].file, rows[i].c.request.collective) == part;
+           ++i) {
+        if (!rows[i].predicted_us) continue;
+        ++n;
+        const std::optional<double> apart = inplace_apart_pct(rows[i].c);
+        if (apart && *apart > kInplaceApartPct) lines.push_back(fmt::format("{}", rows[i].c.line));
+      }
+      if (lines.empty()) continue;
+      fmt::print(
+          "{}: {} of {} rows measured more than {:.0f}% apart out of place and in place "
+          "(line{} {})\n",
+          std::filesystem::path(part).filename().string(), lines.size(), n, kInplaceApartPct,
+          lines.size() > 1 ? "s" : "", fmt::join(lines, ", "));
     }
   }
 

@@ -156,7 +156,7 @@ TEST(BenchReadback, MpiMeasureCalibrateValidate) {
   std::istringstream lines(val);
   std::string line;
   std::getline(lines, line);
-  EXPECT_TRUE(line.ends_with(",busbw_GBps,measured_us,error_pct,file,line")) << line;
+  EXPECT_TRUE(line.ends_with(",busbw_GBps,measured_us,error_pct,file,line,inplace_us")) << line;
   int rows = 0;
   while (std::getline(lines, line)) {
     EXPECT_NE(line.find(",bintree,simple,1,4,"), std::string::npos) << line;

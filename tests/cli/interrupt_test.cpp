@@ -164,7 +164,7 @@ const std::string kValidate =
 TEST(Interrupt, ValidateKeepsItsRowsAndTheirStatistics) {
   const Interrupted c = interrupt(kValidate + "csv", lines_out(3));
   EXPECT_EQ(c.status, 130);
-  const int rows = complete_csv_rows(c.out, 14);
+  const int rows = complete_csv_rows(c.out, 15);
   // The run's NCCL_BUFFSIZE, which collsim does not model, is said first, before any row.
   const std::string said = c.err.substr(0, c.err.find('\n') + 1);
   EXPECT_NE(said.find("the run set NCCL_BUFFSIZE=16777216"), std::string::npos) << c.err;

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +93,48 @@ TEST(ValidateCli, RegisteredBuffersAreSaid) {
                   "h100x4_1node_allreduce_small-msg_reg0_graph0_waynehacking8.txt");
   ASSERT_EQ(r0.status, 0) << r0.err;
   EXPECT_EQ(r0.err.find("registered"), std::string::npos) << r0.err;
+}
+
+// A run whose two times of one row (out of place, in place) disagree says so on that row and
+// once for the file; JSON and CSV carry the in-place time. Dell's 2-node table: its 256 B row
+// took 94.40 us out of place and 25.90 us in place, its 16 B row 24.96 and 24.93.
+TEST(ValidateCli, ARowTheRunMeasuredTwoWaysApartIsSaid) {
+  const std::string file =
+      kData + "h100x16_2node_allreduce_dell-xe9680-ib-8x400G-nvls_nccl-tests-issue309.txt";
+  const std::string args = "validate h100-2node-ib --default-costs --max-bytes 1K --measurements ";
+  const auto table = run_collsim(args + file);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("NCCL's choice  (in place 25.90: 264.5% apart)\n"), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("h100x16_2node_allreduce_dell-xe9680-ib-8x400G-nvls_nccl-tests-"
+                           "issue309.txt: 4 of 8 rows measured more than 10% apart out of place "
+                           "and in place (lines 14, 19, 20, 21)\n"),
+            std::string::npos)
+      << table.out;
+  // The statistics still count every row, as measured out of place.
+  EXPECT_TRUE(std::regex_search(table.out, std::regex("\noverall +8 rows  median"))) << table.out;
+  const auto json = run_collsim(args + file + " --format json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json rows = nlohmann::json::parse(json.out).at("rows");
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows.at(1).at("measured_us"), 24.96);
+  EXPECT_EQ(rows.at(1).at("inplace_us"), 24.93);
+  EXPECT_EQ(rows.at(5).at("inplace_us"), 25.90);
+  const auto csv = run_collsim(args + file + " --format csv");
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",measured_us,error_pct,file,line,inplace_us\n"), std::string::npos)
+      << csv.out;
+  EXPECT_NE(csv.out.find(",94.4,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(file + ",19,25.9\n"), std::string::npos) << csv.out;
+  // A file without in-place times (collsim's own CSV) has none to say.
+  const std::string own = ::testing::TempDir() + "own.csv";
+  {
+    std::ofstream out(own);
+    out << run_collsim("sweep dgx-h100 --op allreduce -b 8 -e 64 --format csv").out;
+  }
+  const auto mine = run_collsim("validate dgx-h100 --format json --measurements " + own);
+  ASSERT_EQ(mine.status, 0) << mine.err;
+  EXPECT_TRUE(nlohmann::json::parse(mine.out).at("rows").at(0).at("inplace_us").is_null());
 }
 
 TEST(ValidateCli, EnvAndVersionStandInForWhatTheLogDidNotPrint) {
