@@ -108,6 +108,25 @@ TEST(PredictDefaults, WhereNcclCannotChooseTheFastestIsLabelled) {
             "collsim's own; --select best gives the fastest of them\n");
 }
 
+// A barrier moves no data: whatever --bytes or sweep size it is given, its rows have no element.
+TEST(PredictDefaults, ABarrierHasNoData) {
+  const CommandResult text = run_collsim("predict dgx-h100 --op barrier --bytes 1G");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("collective  barrier (no data), 8 ranks\n"), std::string::npos)
+      << text.out;
+  const CommandResult json = run_collsim("predict dgx-h100 --op barrier --bytes 3 --format json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json row = nlohmann::json::parse(json.out);
+  EXPECT_EQ(row.at("bytes"), 0);
+  EXPECT_EQ(row.at("count"), 0);
+  const CommandResult sweep =
+      run_collsim("sweep dgx-h100 --op barrier -b 8 -e 64 --format json");
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  const nlohmann::json rows = nlohmann::json::parse(sweep.out).at("rows");
+  ASSERT_EQ(rows.size(), 4u) << sweep.out;
+  for (const nlohmann::json& r : rows) EXPECT_EQ(r.at("count"), 0) << r;
+}
+
 // One rank: NCCL runs no algorithm but copies the buffer, so there is no channel to spread over
 // and no alternative to name; the copy moves at the GPU's achieved memory rate. On the H100 the
 // rate was measured on (docs/gpu.md: 1 GiB in 716.6 us), 1 GiB takes 715 us here, not the 327 us
