@@ -75,6 +75,8 @@ const std::vector<Expected> kFiles = {
      false},
     {"b200x8_1node_reducescatter_vultr-hgx-b200.txt", kRS, 32, 0, 17179869184, 8, 0, "", kNew, "",
      false},
+    {"gb200x72_18node-nvl72_allreduce_coreweave.txt", kAR, 5, 536870912, 8589934592, 72, 0,
+     "2.26.2", kNew, ""},
     {"gb200x128_32node-2rack_allreduce_oci-bm-gpu-gb200-v3.4-mnnvl-roce_oci-hpc-oke.txt", kAR, 33,
      8, 34359738368, 128, 0, "2.29.2", kNew, "NVIDIA GB200"},
     {"h100x16_2node_allreduce_aws-p5-efa-32x100G_keitaw.txt", kAR, 32, 8, 17179869184, 16, 2,
