@@ -18,8 +18,10 @@
 //     flow, flows collide by chance; adaptive: the fabric was built with one switch per tier
 //     (config_templated.cpp), so there is nothing to choose.
 //  4. PXN: on rail-optimized networks a GPU whose own NIC is on another rail than the
-//     destination's NIC hands the data over NVLink to the GPU that owns the NIC on the
-//     destination's rail, which sends it (see pxn_first_leg).
+//     destination's NIC sends through its node's NIC on the destination's rail: directly where
+//     that NIC shares its PCIe switch (path PXB, nic_at_pxb: NCCL takes the PXN path only where
+//     a GPU's own path to the NIC is worse, `src/graph/paths.cc`), else handing the data over
+//     NVLink to the GPU that owns the NIC, which sends it (see pxn_first_leg).
 //  5. GPUDirect RDMA off (Topology::gdr): the NIC cannot reach GPU memory, so NCCL's proxy
 //     stages the data in host memory (NCCL's env docs, NCCL_NET_GDR_LEVEL; docs/theory.md §2.3):
 //     the sending GPU writes it to its host CPU's memory and the NIC reads it from there, and on
@@ -281,10 +283,24 @@ Route Topology::network_route(DeviceId from_nic, DeviceId to_nic, std::uint32_t 
   return r;
 }
 
+bool Topology::nic_at_pxb(DeviceId gpu, DeviceId nic) const {
+  const Route& r = intra_route(gpu, nic);
+  if (r.empty()) return false;
+  for (std::size_t i = 0; i < r.links.size(); ++i) {
+    const Link& l = links_[r.links[i].value];
+    if (l.kind != LinkKind::kPcie) return false;
+    if (i + 1 < r.links.size() && devices_[l.dst.value].kind != DeviceKind::kPcieSwitch) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Rule 4 (PXN): when the source GPU's own NIC (for this flow) is on another rail than the
-// destination NIC, and
-// the source node has a NIC on the destination's rail whose GPU it reaches over NVLink, the
-// first leg is GPU -> (NVLink) -> that GPU -> its NIC. Empty when PXN does not apply.
+// destination NIC, and the source node has a NIC on the destination's rail: the first leg is
+// GPU -> PCIe switch -> that NIC where the two share a PCIe switch, else, where the GPU reaches
+// that NIC's GPU over NVLink, GPU -> (NVLink) -> that GPU -> its NIC. Empty when PXN does not
+// apply.
 Route Topology::pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic,
                               DeviceId& via_nic) const {
   if (!pxn_ || devices_[gpu.value].kind != DeviceKind::kGpu) return Route{};
@@ -293,6 +309,10 @@ Route Topology::pxn_first_leg(DeviceId gpu, DeviceId own_nic, DeviceId dst_nic,
   if (node < 0 || rail >= static_cast<int>(node_nics_[node].size())) return Route{};
   const DeviceId rail_nic = node_nics_[node][rail];
   if (rail_nic == own_nic) return Route{};
+  if (nic_at_pxb(gpu, rail_nic)) {
+    via_nic = rail_nic;
+    return intra_route(gpu, rail_nic);
+  }
   const auto proxy = nic_owner_[rail_nic.value];
   if (!proxy || *proxy == gpu) return Route{};
   const Route& to_proxy = intra_route(gpu, *proxy);

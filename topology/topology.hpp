@@ -126,6 +126,10 @@ class Topology {
   const std::vector<DeviceId>& nics_of(DeviceId gpu) const;
   // The first of them (the one channel 0 uses); nullopt on a node without NICs.
   std::optional<DeviceId> nic_of(DeviceId gpu) const;
+  // Whether `gpu` reaches `nic` through PCIe switches alone, no CPU and no other GPU on the way
+  // (NCCL's path types PIX and PXB, `src/graph/paths.cc`): a NIC it sends to directly with
+  // GPUDirect RDMA, as a ring leaving a node does (route.cpp, rule 4).
+  bool nic_at_pxb(DeviceId gpu, DeviceId nic) const;
   // The flow a channel's connections are routed as (route()): under ECMP the channel itself
   // (each channel is its own queue pair, hashed apart); otherwise the channel's turn among its
   // GPU's NICs. The generators cross between nodes on local rank c mod g for channel c

@@ -96,9 +96,26 @@ std::uint64_t GeneratedSource::buffer_bytes(int rank, BufferKind buffer) const {
 std::vector<int> ring_order(const Communicator& comm, int channel) {
   std::vector<int> order;
   order.reserve(comm.size());
+  const bool reversed = channel % 2 == 1;
   for (int node = 0; node < comm.node_count(); ++node) {
     const std::vector<int>& ranks = comm.ranks_of_node(node);
     const int g = static_cast<int>(ranks.size());
+    const int entry = channel % g;
+    const int exit = comm.node_count() > 1 ? comm.ring_exit(ranks[entry]) : -1;
+    if (exit >= 0 && g > 2) {
+      // In at `entry`, out at the GPU that leaves by the same NIC (Communicator::ring_exit), the
+      // others in rotation between them; an odd channel's segment is written backwards, so that
+      // reversing the whole ring below runs it from `entry` to `exit` as well.
+      std::vector<int> segment{ranks[entry]};
+      for (int j = 1; j < g; ++j) {
+        const int r = ranks[(entry + j) % g];
+        if (r != exit) segment.push_back(r);
+      }
+      segment.push_back(exit);
+      if (reversed) std::reverse(segment.begin(), segment.end());
+      order.insert(order.end(), segment.begin(), segment.end());
+      continue;
+    }
     // A reversed chain [s, s+1, ..., s-1] enters the node at s-1, hence s = c + 1 when odd.
     const int start = (channel + (channel % 2)) % g;
     for (int j = 0; j < g; ++j) order.push_back(ranks[(start + j) % g]);

@@ -95,12 +95,14 @@ class GeneratedSource : public OpSource {
 
 // The ring order (ranks by position) used by request channel `c`: nodes in order, each node's
 // ranks consecutively, reversed on odd channels so that channel pairs use both directions of
-// every link. The rotation is chosen so that channel c enters every node at local rank
-// c mod (ranks on the node): even channels start there, odd ones (reversed) end there. With one
+// every link. Channel c enters every node at local rank c mod (ranks on the node). With one
 // NIC per GPU, channel c then crosses between nodes on rail c, as NCCL pairs channel i with
-// NIC i, and any channel count spreads evenly over the rails. NCCL searches its rings on the
-// topology (`src/graph/search.cc`) and also varies them per channel; without a topology this
-// rotation is our stand-in.
+// NIC i, and any channel count spreads evenly over the rails. Across nodes a node's chain ends
+// at Communicator::ring_exit of its entry rank where there is one (the GPU that leaves by the
+// NIC the ring came in by, as NCCL's search ends a chain, `src/graph/search.cc`), the others in
+// rotation between; elsewhere it is the rotation from the entry rank (odd channels: to it).
+// NCCL searches its rings on the topology and also varies them per channel; this is our
+// stand-in.
 std::vector<int> ring_order(const Communicator& comm, int channel);
 
 // NCCL's binary tree over `n` members (`src/graph/trees.cc` ncclGetBtree, docs/nccl-model.md §2.2):

@@ -45,6 +45,12 @@ class Communicator {
   bool uniform() const { return uniform_; }
   int max_ranks_per_node() const { return max_per_node_; }
   int min_ranks_per_node() const { return min_per_node_; }
+  // The rank of the same node that ends a ring entering the node at `rank`, so that the ring
+  // leaves by the NIC it came in by (from_topology: a GPU that reaches every NIC of `rank`
+  // through PCIe switches alone); -1 where none does, or the communicator has no topology.
+  int ring_exit(int rank) const {
+    return ring_exit_.empty() ? -1 : ring_exit_.at(static_cast<std::size_t>(rank));
+  }
 
  private:
   std::vector<int> node_;
@@ -54,6 +60,7 @@ class Communicator {
   bool uniform_ = true;
   int max_per_node_ = 0;
   int min_per_node_ = 0;
+  std::vector<int> ring_exit_;  // by rank; empty without a topology
 };
 
 }  // namespace collsim

@@ -36,6 +36,34 @@ std::vector<int> nvlink_domains(const Topology& topo) {
   return domain;
 }
 
+// Where NCCL's ring leaves a node (`src/graph/search.cc`, ncclTopoSearchRecGpu): its search
+// starts a ring at a NIC, visits every GPU and returns from the last one to a NIC that
+// ncclTopoSelectNets offers that GPU, the ring's own first NIC (NCCL_CROSS_NIC 0, or its
+// default 2 on a rail-optimized fabric, where another NIC would cross rails). A GPU under the
+// same PCIe switch as that NIC reaches it directly (path PXB, GPUDirect RDMA), so the ring ends
+// there and leaves without PXN's NVLink hop: on a DGX, whose PCIe switches each hold two GPUs and
+// their NICs, the GPU beside the one the ring came in by. Per rank: the lowest local rank of
+// its node (not itself, not across hosts) that reaches every NIC of the rank's GPU that way;
+// -1 where none does (NICs on the CPUs' root ports, one GPU a switch).
+std::vector<int> ring_exits(const Topology& topo, const Communicator& c) {
+  std::vector<int> exit(static_cast<std::size_t>(c.size()), -1);
+  for (int r = 0; r < c.size(); ++r) {
+    const DeviceId gpu = topo.gpu_of(Rank{c.gpu(r)});
+    const std::vector<DeviceId>& nics = topo.nics_of(gpu);
+    if (nics.empty()) continue;
+    for (int q : c.ranks_of_node(c.node_of(r))) {
+      const DeviceId other = topo.gpu_of(Rank{c.gpu(q)});
+      if (q == r || topo.device(other).node != topo.device(gpu).node) continue;
+      if (std::all_of(nics.begin(), nics.end(),
+                      [&](DeviceId nic) { return topo.nic_at_pxb(other, nic); })) {
+        exit[static_cast<std::size_t>(r)] = q;
+        break;
+      }
+    }
+  }
+  return exit;
+}
+
 }  // namespace
 
 Communicator Communicator::from_topology(const Topology& topo, const std::vector<Rank>& subset) {
@@ -61,7 +89,9 @@ Communicator Communicator::from_topology(const Topology& topo, const std::vector
   }
   // Local ranks are dense in communicator order; with the default (all ranks, node-major with
   // Topology's local order) they equal Topology::local_rank().
-  return Communicator(nodes, std::move(gpus));
+  Communicator c(nodes, std::move(gpus));
+  c.ring_exit_ = ring_exits(topo, c);
+  return c;
 }
 
 }  // namespace collsim

@@ -62,11 +62,18 @@ TEST(Routing, RailLocalNicAndKindsInOrder) {
 TEST(Routing, PxnKeepsCrossRailTrafficOnTheDestinationRail) {
   const Topology t = load_topology("h100-2node-ib");
   ASSERT_TRUE(t.pxn());
-  // GPU 0 hands the data over NVLink to GPU 1, whose NIC is on the destination's rail.
+  // GPU 0 sends to the destination's rail. NIC 1 shares its PCIe switch (path PXB): straight
+  // through it, as NCCL does, with no NVLink hop.
   const Route& r = t.route(gpu(t, 0, 0), gpu(t, 1, 1));
-  EXPECT_EQ(hops(t, r),
-            (std::vector<std::string>{"node0/nvswitch", "node0/gpu1", "node0/pcie0", "node0/nic1",
-                                      "su0/rail1", "node1/nic1", "node1/pcie0", "node1/gpu1"}));
+  EXPECT_EQ(hops(t, r), (std::vector<std::string>{"node0/pcie0", "node0/nic1", "su0/rail1",
+                                                  "node1/nic1", "node1/pcie0", "node1/gpu1"}));
+  EXPECT_TRUE(t.nic_at_pxb(gpu(t, 0, 0), *t.nic_of(gpu(t, 0, 1))));
+  // NIC 2 sits under another switch: GPU 0 hands the data over NVLink to GPU 2, which owns it.
+  EXPECT_FALSE(t.nic_at_pxb(gpu(t, 0, 0), *t.nic_of(gpu(t, 0, 2))));
+  const Route& far = t.route(gpu(t, 0, 0), gpu(t, 1, 2));
+  EXPECT_EQ(hops(t, far),
+            (std::vector<std::string>{"node0/nvswitch", "node0/gpu2", "node0/pcie1", "node0/nic2",
+                                      "su0/rail2", "node1/nic2", "node1/pcie1", "node1/gpu2"}));
 }
 
 TEST(Routing, WithoutPxnCrossRailTrafficCrossesTheSpine) {
