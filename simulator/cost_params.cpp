@@ -162,14 +162,18 @@ CostParams default_cost_params(int sm) {
   // One channel of NCCL's send/recv kernel. NCCL splits one peer's data over a few channels
   // (algorithms/models/nccl_p2p.hpp), and each of those CTAs gives its send about half its 20
   // warps (src/device/sendrecv.h: one send warp more than recv warps), so it moves less than a
-  // collective's channel. Measured on 8x H100 (NCCL 2.29, h100x8_1node_sendrecv_xxrjun-
-  // cluster01.txt): 820.2 us for 64 MiB on NCCL's 4 channels and 825.7 us for 128 MiB on 8, 16
-  // MiB a channel both times. The simulation charges each 512 KiB piece Simple's NVLink hop
-  // (3.4 us) and the launch (8.4 us) besides the channel's rate, which leaves 16 MiB in 703 and
-  // 709 us: 23.8 GB/s, 0.79 of Hopper's Simple cap above. Other architectures keep that ratio to
-  // their Simple cap: 15.9 GB/s on Ampere, which the 8x A100 sendrecv table
-  // (a100x8_1node_sendrecv_li-plus-playground.txt) checks without having been fitted to it.
-  constexpr double kP2pOfSimple = 23.8 / 30.0;
+  // collective's channel; the receive runs on the other warps at the same time (a SendRecv's
+  // send and receive are two lanes of the channel, algorithms/generators/direct.cpp). Measured
+  // on 8x H100 (NCCL 2.29, h100x8_1node_sendrecv_xxrjun-cluster01.txt): 820.2 us for 64 MiB on
+  // NCCL's 4 channels and 825.7 us for 128 MiB on 8, 16 MiB a channel both times. The
+  // simulation charges the launch (8.4 us), Simple's step overhead on each of the 32 pieces of
+  // 512 KiB (1.5 us, the send's warps held while its fence and flag post, above) and the last
+  // piece's NVLink hop besides the channel's rate, which leaves 16 MiB in about 760 us: 22.0
+  // GB/s, 0.733 of Hopper's Simple cap above (at 22.0 the simulation gives 821.3 us for both
+  // rows). Other architectures keep that ratio to their Simple cap: 14.7 GB/s on Ampere, which
+  // the 8x A100 sendrecv table (a100x8_1node_sendrecv_li-plus-playground.txt) checks without
+  // having been fitted to it.
+  constexpr double kP2pOfSimple = 22.0 / 30.0;
   c.p2p_channel_bandwidth = GBps(kP2pOfSimple * kSimpleTop[a] / 2.0);
 
   // One channel of NVLSTree. Its CTA splits its warps three ways (src/device/all_reduce.h
