@@ -52,7 +52,8 @@ TEST(P2pChannels, ASendRecvChannelMovesAtTheP2pRate) {
 // 450 GB/s x 20.6/25 = 370.8 GB/s of NVLink; the launch and each 512 KiB piece's step overhead
 // (1.5 us) leave it 3.7 % over the link's time. When each piece's send waited for the receive,
 // whose piece arrives a hop's latency (3.4 us) after it is sent, it was 8.7 % over
-// (h100x8_1node_sendrecv_xxrjun-cluster01.txt measures 367.7 GB/s from 1 to 16 GiB: 1 %).
+// (h100x8_1node_sendrecv_xxrjun-cluster01.txt measures 367.7 GB/s from 1 to 16 GiB, within 1 %
+// of the link).
 TEST(P2pChannels, ASendNeverWaitsForTheReceiveBesideIt) {
   const Topology topo = load_topology("dgx-h100");
   const CostParams costs = default_cost_params(topo);
