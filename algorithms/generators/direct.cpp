@@ -61,7 +61,7 @@ class DirectSource final : public GroupSource {
         return r != req_.root ? pieces : others * pieces + 1;
       default:  // SendRecv: the send's or the receive's lane, or one rank's copy
         if (n_ == 1) return lane(ir) == 0 ? 1 : 0;
-        return lane(ir) == send_lane(r) || lane(ir) == send_lane((r - 1 + n_) % n_) ? pieces : 0;
+        return lane(ir) == send_lane(r) || lane(ir) == recv_lane(r) ? pieces : 0;
     }
   }
 
@@ -115,7 +115,7 @@ class DirectSource final : public GroupSource {
         }
         if (lane(ir) == send_lane(r)) {
           out.push_back(pipeline({ops::send((r + 1) % n_, ops::in(own), len)}, piece));
-        } else if (lane(ir) == send_lane((r - 1 + n_) % n_)) {
+        } else if (lane(ir) == recv_lane(r)) {
           out.push_back(pipeline({ops::recv((r - 1 + n_) % n_, ops::out(own), len)}, piece));
         }
         break;
@@ -130,6 +130,8 @@ class DirectSource final : public GroupSource {
   // The lane rank r's SendRecv send takes (and r + 1's receive): r mod 2, the last of an odd
   // number of ranks a third.
   int send_lane(int r) const { return n_ % 2 == 1 && r == n_ - 1 && n_ > 1 ? 2 : r % 2; }
+  // The lane rank r's SendRecv receive takes: its sender's, r - 1's.
+  int recv_lane(int r) const { return send_lane((r - 1 + n_) % n_); }
 
   // The ranks `r` sends to on a channel with data, in the order its groups send (groups()).
   void append_send_peers(int r, std::vector<std::int32_t>& peers) const {
